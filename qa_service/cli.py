@@ -1,0 +1,136 @@
+"""The command line: ingest, search, papers, serve (and ask / eval)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from .config import Settings, load_settings
+from .corpus import load_corpus
+from .errors import QAError
+from .index import Index
+from .retrieval import Retriever
+
+
+def friendly_errors(func: Callable) -> Callable:
+    """Our errors become one line on stderr and exit code 1, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except QAError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(1)
+
+    return wrapper
+
+
+def settings_from(ctx: click.Context) -> Settings:
+    return ctx.obj["settings"]
+
+
+@click.group()
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default config/default.toml).")
+@click.pass_context
+@friendly_errors
+def main(ctx: click.Context, config_file: str | None) -> None:
+    """Question answering over ICLR 2026 abstracts, with citations."""
+    ctx.obj = {"settings": load_settings(config_file)}
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--sync", is_flag=True, help="Also remove papers that are no longer in PATHS.")
+@click.pass_context
+@friendly_errors
+def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
+    """Read, chunk, embed and index PATHS (files or folders; default: the seeds folder)."""
+    settings = settings_from(ctx)
+    papers = load_corpus(paths or [settings.seeds_dir])  # everything is validated before any write
+    index = Index(settings)
+    with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
+        summary = index.ingest(papers, sync=sync, progress=bar.update)
+    click.echo(
+        f"{summary.papers} papers ({summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged, "
+        f"{summary.removed} removed), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"
+    )
+
+
+@main.command()
+@click.argument("question")
+@click.option("--k", default=None, type=click.IntRange(1, 100), help="Papers to return.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@friendly_errors
+def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> None:
+    """The papers most relevant to QUESTION, with the evidence that matched."""
+    settings = settings_from(ctx)
+    if not question.strip():
+        raise click.UsageError("QUESTION must not be empty")
+    index = Index(settings)
+    index.require_ready()
+    hits = Retriever(index, settings).search(question, k)
+    if as_json:
+        click.echo(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        return
+    if not hits:
+        click.echo("No paper in the corpus is relevant to that question.")
+    for rank, hit in enumerate(hits, 1):
+        click.echo(f"{rank}. {hit.label}  [{hit.paper_id}]  score {hit.score:.4f}")
+        for evidence in hit.evidence[:1]:
+            click.echo(f"   “{evidence.text[:300]}”")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@friendly_errors
+def papers(ctx: click.Context, as_json: bool) -> None:
+    """List the indexed papers: id and label."""
+    records = Index(settings_from(ctx)).list_papers()
+    if as_json:
+        click.echo(json.dumps({"papers": records, "total": len(records)}, ensure_ascii=False, indent=2))
+        return
+    for record in records:
+        click.echo(f"{record['id']}\t{record['label']}")
+    click.echo(f"{len(records)} papers", err=True)
+
+
+@main.command()
+@click.option("--host", default=None, help="Address to bind (default from settings: 127.0.0.1).")
+@click.option("--port", default=None, type=int, help="Port (default from settings: 8000).")
+@click.option("--threads", default=4, show_default=True, help="Request threads of the server.")
+@click.pass_context
+@friendly_errors
+def serve(ctx: click.Context, host: str | None, port: int | None, threads: int) -> None:
+    """Serve the API (and the chat page) with gunicorn, one process."""
+    settings = settings_from(ctx)
+    from .serving import run_gunicorn
+
+    run_gunicorn(settings, host or settings.host, port or settings.port, threads)
+
+
+@main.command(name="eval")
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--k", default=10, show_default=True, help="Papers retrieved per question.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write per-question records here.")
+@click.pass_context
+@friendly_errors
+def evaluate(ctx: click.Context, questions: Path, k: int, json_out: Path | None) -> None:
+    """Measure retrieval on a question file (dense, BM25 and hybrid)."""
+    from .evaluation import evaluate_retrieval, format_retrieval_table, read_questions
+
+    settings = settings_from(ctx)
+    items = read_questions(questions)
+    index = Index(settings)
+    index.require_ready()
+    report = evaluate_retrieval(Retriever(index, settings), items, k)
+    click.echo(format_retrieval_table(report))
+    if json_out:
+        json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -1,0 +1,118 @@
+"""Settings: defaults here < config/default.toml (or QA_CONFIG) < environment (QA_*)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+
+def _s(default: Any, description: str) -> Any:
+    return field(default=default, metadata={"description": description})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting the service reads, each with what it is for."""
+
+    data_dir: str = _s("./data", "Folder of the embedded ChromaDB and the BM25 index.")
+    seeds_dir: str = _s("./seeds", "Corpus that `qa-service ingest` (and so `make run`) reads when given no paths.")
+    chroma_url: str = _s("", "URL of a Chroma server (chroma run); empty uses the embedded store in data_dir.")
+    collection: str = _s("iclr2026", "Name prefix of the Chroma collections.")
+    embedding: str = _s("minilm-int8", "Embedding model: 'minilm-int8' (offline, bundled) or 'openai'.")
+    openai_embedding_model: str = _s("text-embedding-3-small", "Model used when embedding = 'openai'.")
+    embedding_batch_size: int = _s(32, "Chunks embedded per onnxruntime call during ingest.")
+    embedding_threads: int = _s(0, "onnxruntime intra-op threads; 0 lets onnxruntime choose.")
+    query_cache_size: int = _s(1024, "Query embeddings kept in memory (LRU).")
+    tokenizer_encoding: str = _s("cl100k_base", "tiktoken encoding for token counts (bundled offline).")
+    chunk_sentences: int = _s(3, "Sentences per chunk.")
+    chunk_max_tokens: int = _s(180, "Upper bound of a chunk in tiktoken tokens (MiniLM's window is 256 word pieces).")
+    retrieval_k: int = _s(5, "Papers returned by default.")
+    max_k: int = _s(50, "Largest k a request may ask for.")
+    candidate_chunks: int = _s(60, "Chunks fetched from each of the dense and BM25 sides before fusion.")
+    rrf_k: int = _s(60, "Reciprocal-rank-fusion constant.")
+    dense_floor: float = _s(0.40, "Dense cosine above which a paper is relevant on its own.")
+    weak_dense_floor: float = _s(0.30, "Dense cosine below which a paper is never relevant.")
+    lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
+    max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")
+    max_body_bytes: int = _s(65536, "Largest HTTP request body (HTTP 413 beyond).")
+    max_history_turns: int = _s(20, "Most earlier turns accepted in `history`.")
+    max_context_tokens: int = _s(3000, "Token budget of the prompt sent to the model, answer room included.")
+    answer_tokens: int = _s(512, "Tokens reserved for the model's answer.")
+    model: str = _s("", "Chat model name; empty means the offline extractive model unless an API key is set.")
+    default_openai_model: str = _s("gpt-4o-mini", "Model used when an API key is set and `model` is empty.")
+    openai_base_url: str = _s("", "OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp); empty is OpenAI's.")
+    openai_api_key: str = _s("", "API key; prefer the OPENAI_API_KEY environment variable.")
+    model_timeout: float = _s(60.0, "Seconds before a model call times out (HTTP 504).")
+    model_retries: int = _s(2, "Retries on 429/5xx/connection errors, with backoff.")
+    support_threshold: float = _s(0.5, "Score at which a cited source counts as supporting a sentence.")
+    host: str = _s("127.0.0.1", "Address `serve` binds to.")
+    port: int = _s(8000, "Port `serve` listens on.")
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir)
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+
+# Variables people already have set for OpenAI-compatible tools, besides QA_*.
+_ALIASES = {"OPENAI_API_KEY": "openai_api_key", "OPENAI_BASE_URL": "openai_base_url"}
+
+
+def describe() -> list[tuple[str, Any, str]]:
+    """(name, default, description) of every setting, for docs and tests."""
+    return [(f.name, f.default, f.metadata["description"]) for f in dataclasses.fields(Settings)]
+
+
+def _coerce(name: str, kind: type, value: Any, source: str) -> Any:
+    try:
+        if kind is bool:
+            return str(value).lower() in {"1", "true", "yes", "on"}
+        if kind is int and not isinstance(value, bool):
+            return int(value)
+        if kind is float and not isinstance(value, bool):
+            return float(value)
+        if kind is str:
+            return str(value)
+    except (TypeError, ValueError):
+        pass
+    raise ConfigError(f"{source}: setting '{name}' must be {kind.__name__}, got {value!r}")
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build settings from the TOML file, then the environment, then explicit overrides."""
+    env = os.environ if env is None else env
+    types = {f.name: type(f.default) for f in dataclasses.fields(Settings)}
+    values: dict[str, Any] = {}
+    path = Path(config_file or env.get("QA_CONFIG") or "config/default.toml")
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
+        for name, value in data.items():
+            if name not in types:
+                raise ConfigError(f"{path}: unknown setting '{name}'")
+            values[name] = _coerce(name, types[name], value, str(path))
+    elif config_file or env.get("QA_CONFIG"):
+        raise ConfigError(f"config file {path} does not exist")
+    for var, name in _ALIASES.items():
+        if env.get(var):
+            values[name] = env[var]
+    for name, kind in types.items():
+        var = f"QA_{name.upper()}"
+        if var in env:
+            values[name] = _coerce(name, kind, env[var], var)
+    values.update(overrides)
+    return Settings(**values)

@@ -1,0 +1,74 @@
+"""Errors that carry an HTTP status and a message meant for the user."""
+
+from __future__ import annotations
+
+
+class QAError(Exception):
+    """Base error: `status` for HTTP, `code` for machines, `message` for people."""
+
+    status = 500
+    code = "internal_error"
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+
+    def to_dict(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+class BadRequest(QAError):
+    status = 400
+    code = "bad_request"
+
+
+class PayloadTooLarge(QAError):
+    status = 413
+    code = "payload_too_large"
+
+
+class NotFound(QAError):
+    status = 404
+    code = "not_found"
+
+
+class NotIndexed(QAError):
+    """No index yet, or it cannot be opened: the service is not ready."""
+
+    status = 503
+    code = "not_indexed"
+
+
+class CorpusError(QAError):
+    """Input files that cannot be read; names the file and line."""
+
+    status = 400
+    code = "bad_corpus"
+
+
+class ConfigError(QAError):
+    status = 500
+    code = "bad_config"
+
+
+class EmbeddingMismatch(QAError):
+    """The index was built with another embedding model than the one configured."""
+
+    status = 503
+    code = "embedding_mismatch"
+
+
+class ModelError(QAError):
+    """The language model failed; never carries the API key."""
+
+    status = 502
+    code = "model_error"
+
+
+class ModelTimeout(ModelError):
+    status = 504
+    code = "model_timeout"

@@ -1,0 +1,92 @@
+"""BM25 over the chunks (bm25s + Snowball stemming), persisted beside the Chroma data.
+
+Local Chroma has no sparse or hybrid search, so the lexical side lives here. It is
+saved under a corpus version and loaded, never recomputed, at start.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+import bm25s
+import Stemmer
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def analyze(text: str) -> list[str]:
+    """The terms BM25 sees: lower-cased, stop words out, stemmed."""
+    return bm25s.tokenize(text, stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
+
+
+class LexicalIndex:
+    """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
+
+    def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str):
+        self.retriever = retriever
+        self.chunk_ids = chunk_ids
+        self.paper_df = paper_df
+        self.papers = papers
+        self.version = version
+        self._vocab = getattr(retriever, "vocab_dict", None) or {}
+
+    @classmethod
+    def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str) -> "LexicalIndex":
+        tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
+        retriever = bm25s.BM25()
+        retriever.index(tokenized, show_progress=False)
+        words = {i: w for w, i in tokenized.vocab.items()}
+        per_paper: dict[str, set[str]] = {}
+        for pid, ids in zip(paper_ids, tokenized.ids):
+            per_paper.setdefault(pid, set()).update(words[i] for i in ids)
+        paper_df: dict[str, int] = {}
+        for terms in per_paper.values():
+            for term in terms:
+                paper_df[term] = paper_df.get(term, 0) + 1
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version)
+
+    def idf(self, term: str) -> float:
+        """Rarity of a term across papers; unseen terms count as rare as a singleton."""
+        df = self.paper_df.get(term, 0)
+        return math.log((self.papers + 1) / (df + 0.5))
+
+    def search(self, question: str, n: int) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) best first; empty when no term of the question is indexed."""
+        terms = [t for t in analyze(question) if t in self._vocab]
+        if not terms or not self.chunk_ids:
+            return []
+        docs, scores = self.retriever.retrieve([terms], k=min(n, len(self.chunk_ids)), show_progress=False)
+        return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def save(self, folder: Path) -> None:
+        """Write to a temp folder, then swap it in, so a reader never sees half an index."""
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
+        self.retriever.save(str(tmp), show_progress=False)
+        meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers}
+        (tmp / "qa_meta.json").write_text(json.dumps(meta), encoding="utf-8")
+        old = folder.with_name(folder.name + ".old")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, folder: Path) -> "LexicalIndex | None":
+        meta_path = folder / "qa_meta.json"
+        if not meta_path.is_file():
+            return None
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        retriever = bm25s.BM25.load(str(folder), show_progress=False)
+        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"])
+
+
+def empty_lexical(version: str = "") -> LexicalIndex:
+    return LexicalIndex(bm25s.BM25(), [], {}, 0, version)
+

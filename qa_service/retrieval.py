@@ -1,0 +1,143 @@
+"""Question -> ranked papers with evidence chunks: dense + BM25 fused by reciprocal rank.
+
+A paper is kept only when it clears a relevance floor that combines the dense cosine
+with how much of the question's rare-term weight the paper contains: the cosine alone
+does not separate answerable from unanswerable questions (see FINDINGS.md).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .config import Settings
+from .index import Index
+from .labels import is_name_like
+from .lexical import analyze
+
+_WORD = re.compile(r"[\w²³\-]+")
+
+
+def _names_in(question: str) -> set[str]:
+    """Tokens of the question shaped like names (RouterArena, GPTQ) or capitalised mid-sentence."""
+    tokens = _WORD.findall(question)
+    return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
+
+
+def _is_named(names: set[str], record: dict) -> bool:
+    """The question names this paper: its label, or a name-shaped token its text contains."""
+    label = record["label"].lower()
+    text = record["text"]
+    return any(n.lower() == label or (is_name_like(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)) for n in names)
+
+
+@dataclass
+class Evidence:
+    chunk_id: str
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "start": self.start, "end": self.end}
+
+
+@dataclass
+class PaperHit:
+    paper_id: str
+    label: str
+    score: float
+    dense: float
+    lexical: float
+    coverage: float
+    named: bool = False
+    evidence: list[Evidence] = field(default_factory=list)
+    text: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "paper_id": self.paper_id,
+            "label": self.label,
+            "score": round(self.score, 4),
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+class Retriever:
+    """Hybrid retrieval over an Index; `mode` 'dense' and 'bm25' exist for measuring."""
+
+    def __init__(self, index: Index, settings: Settings):
+        self.index = index
+        self.settings = settings
+
+    def search(self, question: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[PaperHit]:
+        k = k or self.settings.retrieval_k
+        n = max(self.settings.candidate_chunks, 8 * k)
+        lexical = self.index.load_lexical()
+        dense = self.index.dense_chunks(question, n) if mode != "bm25" else []
+        sparse = lexical.search(question, n) if mode != "dense" else []
+        chunk_records = {cid: rec for cid, _, rec in dense}
+        missing = [cid for cid, _ in sparse if cid not in chunk_records]
+        chunk_records.update(self.index.get_chunks(missing))
+
+        dense_best: dict[str, float] = {}
+        chunk_rank: dict[str, float] = {}
+        for rank, (cid, cos, rec) in enumerate(dense):
+            dense_best.setdefault(rec["paper_id"], cos)
+            chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
+        sparse_best: dict[str, float] = {}
+        for rank, (cid, score) in enumerate(sparse):
+            sparse_best.setdefault(chunk_records[cid]["paper_id"], score)
+            chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
+
+        fused: dict[str, float] = {}
+        for ranking in (list(dense_best), list(sparse_best)):
+            for rank, pid in enumerate(ranking):
+                fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
+        ordered = sorted(fused, key=lambda pid: -fused[pid])
+        candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
+        papers = self.index.get_papers(candidates)
+        terms = set(analyze(question))
+        names = _names_in(question)
+        hits: list[PaperHit] = []
+        for pid in candidates:
+            if pid not in papers:
+                continue
+            record = papers[pid]
+            hit = PaperHit(
+                pid, record["label"], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
+                self._coverage(terms, record["text"]), named=_is_named(names, record), text=record["text"],
+            )
+            if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
+                continue
+            hit.evidence = self._evidence(pid, chunk_records, chunk_rank)
+            hits.append(hit)
+            if len(hits) == k:
+                break
+        if floor and hits and not any(self.is_relevant(h) for h in hits):
+            return []
+        return hits
+
+    def _coverage(self, terms: set[str], text: str) -> float:
+        """Share of the question's IDF weight whose terms occur in the paper."""
+        if not terms:
+            return 0.0
+        lexical = self.index.lexical
+        present = set(analyze(text))
+        total = sum(lexical.idf(t) for t in terms)
+        return sum(lexical.idf(t) for t in terms if t in present) / total if total > 0 else 0.0
+
+    def is_relevant(self, hit: PaperHit) -> bool:
+        """Does this hit show the question is about the corpus at all?"""
+        s = self.settings
+        if hit.named or hit.dense >= s.dense_floor:
+            return True
+        return hit.dense >= s.weak_dense_floor and hit.coverage >= s.lexical_floor
+
+    def _evidence(self, pid: str, records: dict[str, dict], rank: dict[str, float], limit: int = 3) -> list[Evidence]:
+        mine = [cid for cid in records if records[cid]["paper_id"] == pid]
+        mine.sort(key=lambda cid: -rank.get(cid, 0.0))
+        return [
+            Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
+            for cid in mine[:limit]
+        ]

@@ -1,0 +1,143 @@
+"""create_app(): the JSON API and its error handlers (the chat page joins later)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from .config import Settings, load_settings
+from .errors import BadRequest, NotIndexed, PayloadTooLarge, QAError
+from .index import Index
+from .retrieval import Retriever
+
+log = logging.getLogger(__name__)
+
+
+class Services:
+    """What a request needs, built once per process by the app factory."""
+
+    def __init__(self, settings: Settings, index: Index | None = None):
+        self.settings = settings
+        self._index = index
+        self.open_error: QAError | None = None
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            try:
+                self._index = Index(self.settings)
+            except QAError:
+                raise
+            except Exception as exc:  # chroma unreachable, data dir unreadable, ...
+                raise NotIndexed(
+                    f"the index cannot be opened ({type(exc).__name__}: {exc}); check QA_DATA_DIR / QA_CHROMA_URL "
+                    f"and run `qa-service ingest`"
+                ) from exc
+        return self._index
+
+    @property
+    def retriever(self) -> Retriever:
+        return Retriever(self.index, self.settings)
+
+
+def services() -> Services:
+    return current_app.extensions["qa"]
+
+
+def json_body() -> dict:
+    """The request's JSON object, or a 415/400 that says what was wrong."""
+    if not request.is_json:
+        raise QAError("send a JSON body with Content-Type: application/json", status=415, code="unsupported_media_type")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise BadRequest("the body is not valid JSON")
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return data
+
+
+def question_field(data: dict, settings: Settings) -> str:
+    question = data.get("question")
+    if question is None:
+        raise BadRequest("'question' is required")
+    if not isinstance(question, str):
+        raise BadRequest("'question' must be a string")
+    if not question.strip():
+        raise BadRequest("'question' must not be empty")
+    if len(question) > settings.max_question_chars:
+        raise PayloadTooLarge(f"'question' is longer than {settings.max_question_chars} characters")
+    return question.strip()
+
+
+def k_field(data: dict, settings: Settings) -> int:
+    k = data.get("k", settings.retrieval_k)
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= settings.max_k:
+        raise BadRequest(f"'k' must be a whole number from 1 to {settings.max_k}")
+    return k
+
+
+def register_api(app: Flask) -> None:
+    @app.get("/healthz")
+    def healthz() -> Any:
+        try:
+            papers = services().index.papers.count()
+        except QAError:
+            papers = 0
+        return jsonify(status="ok", papers=papers)
+
+    @app.get("/api/papers")
+    def papers() -> Any:
+        index = services().index
+        records = index.list_papers()
+        query = request.args.get("q", "").strip().lower()
+        if query:
+            records = [r for r in records if query in f"{r['id']} {r['label']} {r['title']}".lower()]
+        return jsonify(papers=[{k: r[k] for k in ("id", "label", "title", "year")} for r in records], total=len(records))
+
+    @app.get("/api/papers/<path:paper_id>")
+    def paper(paper_id: str) -> Any:
+        return jsonify(services().index.get_paper(paper_id))
+
+    @app.post("/api/search")
+    def search() -> Any:
+        data = json_body()
+        settings = services().settings
+        question, k = question_field(data, settings), k_field(data, settings)
+        index = services().index
+        index.require_ready()
+        hits = Retriever(index, settings).search(question, k)
+        return jsonify(results=[h.to_dict() for h in hits])
+
+
+def register_errors(app: Flask) -> None:
+    @app.errorhandler(QAError)
+    def qa_error(exc: QAError) -> tuple[Response, int]:
+        return jsonify(exc.to_dict()), exc.status
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> tuple[Response, int]:
+        code = (exc.name or "error").lower().replace(" ", "_")
+        message = exc.description or exc.name
+        if exc.code == 413:
+            message = f"the request body is larger than {app.config['MAX_CONTENT_LENGTH']} bytes"
+        return jsonify(error={"code": code, "message": message}), exc.code or 500
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> tuple[Response, int]:
+        log.exception("unhandled error")
+        return jsonify(error={"code": "internal_error", "message": "internal error; see the server log"}), 500
+
+
+def create_app(settings: Settings | None = None, *, index: Index | None = None) -> Flask:
+    """The app factory: settings and parts are passed in, nothing is global."""
+    settings = settings or load_settings()
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.json.ensure_ascii = False
+    app.extensions["qa"] = Services(settings, index)
+    register_errors(app)
+    register_api(app)
+    return app

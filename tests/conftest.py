@@ -1,0 +1,96 @@
+"""Shared fixtures: a network guard, temporary data dirs, and one seed index per session."""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from qa_service.config import Settings, load_settings
+from qa_service.corpus import load_corpus
+from qa_service.index import Index
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT / "seeds"
+DEV_QUESTIONS = ROOT / "tests" / "data" / "dev_questions.jsonl"
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+def _is_local(address: object) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    if host in ("localhost",):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_network():
+    """Any connection beyond loopback fails the test that made it: everything runs offline."""
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guarded(self, address):
+        if not _is_local(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    def guarded_ex(self, address):
+        if not _is_local(address):
+            raise NetworkBlocked(f"test tried to reach the network: {address!r}")
+        return real_connect_ex(self, address)
+
+    socket.socket.connect, socket.socket.connect_ex = guarded, guarded_ex
+    yield
+    socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex
+
+
+def make_settings(data_dir: Path, **overrides) -> Settings:
+    """Settings from the shipped defaults, with the data dir (and anything else) overridden."""
+    return load_settings(ROOT / "config" / "default.toml", env={}, data_dir=str(data_dir), **overrides)
+
+
+@pytest.fixture(scope="session")
+def seed_papers():
+    return load_corpus([SEEDS])
+
+
+@pytest.fixture(scope="session")
+def seed_settings(tmp_path_factory, seed_papers) -> Settings:
+    """The 57 seed abstracts, ingested once for all read-only tests."""
+    settings = make_settings(tmp_path_factory.mktemp("seed-data"), seeds_dir=str(SEEDS))
+    Index(settings).ingest(seed_papers)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def seed_index(seed_settings) -> Index:
+    index = Index(seed_settings)
+    index.load_lexical()
+    return index
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return make_settings(tmp_path / "data")
+
+
+@pytest.fixture
+def seed_copy(tmp_path) -> Path:
+    target = tmp_path / "seeds"
+    shutil.copytree(SEEDS, target)
+    return target
+
+
+def write_seed_file(path: Path, abstracts: list[str]) -> Path:
+    path.write_text("ICLR 2026 Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,152 @@
+import json
+
+import pytest
+
+from qa_service.corpus import load_corpus, read_seed_file
+from qa_service.errors import CorpusError
+from qa_service.textclean import clean_text, sentence_spans
+from tests.conftest import SEEDS, write_seed_file
+
+
+def test_seed_ids_are_file_stem_and_position(seed_papers):
+    assert len(seed_papers) == 57
+    ids = [p.id for p in seed_papers]
+    assert ids[0] == "000_e3b5a0511f204a83:1"
+    assert "003_94e388001bdf9878:6" in ids
+    assert ids[-1] == "004_b7de3c5bc70ac347:19"
+    gptq = next(p for p in seed_papers if p.id == "003_94e388001bdf9878:6")
+    assert "Babai's nearest plane algorithm" in gptq.text
+
+
+@pytest.mark.parametrize(
+    "pid,label",
+    [
+        ("000_e3b5a0511f204a83:2", "RouterArena"),
+        ("000_e3b5a0511f204a83:11", "Tequila"),
+        ("003_94e388001bdf9878:16", "NewtonBench"),
+        ("000_e3b5a0511f204a83:7", "ShieldedCode"),
+        ("000_e3b5a0511f204a83:15", "Lorsa"),
+        ("004_b7de3c5bc70ac347:8", "CUDA-L1"),
+        ("000_e3b5a0511f204a83:12", "K²-Agent"),
+    ],
+)
+def test_labels_name_the_method(seed_papers, pid, label):
+    assert next(p for p in seed_papers if p.id == pid).label == label
+
+
+def test_labels_are_unique_and_short(seed_papers):
+    labels = [p.label for p in seed_papers]
+    assert len(set(labels)) == len(labels)
+    assert all(0 < len(label.split()) <= 9 for label in labels)
+
+
+def test_paper_without_a_name_gets_a_phrase(seed_papers):
+    paper = next(p for p in seed_papers if p.id == "003_94e388001bdf9878:1")
+    assert paper.label.startswith("Hybrid optimizer")
+
+
+@pytest.mark.parametrize(
+    "raw,clean",
+    [
+        (r"we propose \textbf{ContextPRM}, with 6.5\% gains", "we propose ContextPRM, with 6.5% gains"),
+        (r"an $3.0\times$ inference speedup", "an 3.0× inference speedup"),
+        ("we propose **Tequila**, a method", "we propose Tequila, a method"),
+        ("the _**deadzone trapping**: weights are stuck._ Next", "the deadzone trapping: weights are stuck. Next"),
+        (r"code at \url{https://example.org/x}", "code at https://example.org/x"),
+        ("**DIVER** (**D**iversity-**I**ncentivized)", "DIVER (Diversity-Incentivized)"),
+        (r"speedup of {\bf ×3.12} over", "speedup of ×3.12 over"),
+        (r"we introduce \emph{Metis}, a", "we introduce Metis, a"),
+        (r"K$^2$-Agent wins", "K²-Agent wins"),
+        ("rate~(LR) and i.e.,~user", "rate (LR) and i.e., user"),
+    ],
+)
+def test_clean_text_normalises_markup(raw, clean):
+    assert clean_text(raw) == clean
+
+
+def test_cleaned_seeds_keep_no_markup(seed_papers):
+    for paper in seed_papers:
+        assert "\\textbf" not in paper.text and "**" not in paper.text and "\\%" not in paper.text
+        assert paper.abstract  # the raw text is kept too
+
+
+def test_sentence_spans_map_back_and_respect_abbreviations():
+    text = "We test e.g. this case. Results improve by 3.5% on MATH. Finally, see Fig. 2 for details!"
+    spans = sentence_spans(text)
+    assert [text[s:e] for s, e in spans] == [
+        "We test e.g. this case.",
+        "Results improve by 3.5% on MATH.",
+        "Finally, see Fig. 2 for details!",
+    ]
+
+
+def test_jsonl_reads_openreview_fields(tmp_path):
+    path = tmp_path / "papers.jsonl"
+    rows = [
+        {"id": "abc123", "title": "RouterArena: An Open Platform", "abstract": "We introduce RouterArena.",
+         "authors": ["A. One", "B. Two"], "year": 2026, "venue": "ICLR 2026", "url": "https://openreview.net/forum?id=abc123",
+         "keywords": ["routing", "LLM"]},
+        {"id": "def456", "title": "", "abstract": "We propose **Tequila**, a ternary quantization method."},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n\n", encoding="utf-8")
+    first, second = load_corpus([path])
+    assert first.label == "RouterArena: An Open Platform" and first.authors == ["A. One", "B. Two"]
+    assert first.year == 2026 and first.keywords == ["routing", "LLM"]
+    assert second.label == "Tequila" and second.text == "We propose Tequila, a ternary quantization method."
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "empty"),
+        (b"ICLR 2026 Papers\n\n\n", "no abstracts"),
+        (b"Some other header\n\nAn abstract.\n", "expected the header"),
+        (b"ICLR 2026 Papers\n\nGood line.\n\nBad \xff byte.\n", ":5: not valid UTF-8"),
+    ],
+)
+def test_bad_seed_files_name_file_and_line(tmp_path, content, message):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(CorpusError, match=message) as info:
+        load_corpus([path])
+    assert "bad.txt" in info.value.message
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ('{"id": "x", "title": "t"}', "bad.jsonl:2: missing or empty 'abstract'"),
+        ("{not json", "bad.jsonl:2: invalid JSON"),
+        ('{"title": "t", "abstract": "a"}', "bad.jsonl:2: missing 'id'"),
+        ('{"id": "x", "abstract": "a", "authors": 3}', "bad.jsonl:2: 'authors' must be a list"),
+    ],
+)
+def test_bad_jsonl_lines_name_the_line(tmp_path, line, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "ok", "abstract": "fine"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=message.replace("(", r"\(")):
+        load_corpus([path])
+
+
+def test_missing_path_and_duplicate_ids(tmp_path):
+    with pytest.raises(CorpusError, match="no such file"):
+        load_corpus([tmp_path / "nope.txt"])
+    a = write_seed_file(tmp_path / "a.txt", ["First abstract here."])
+    (tmp_path / "other").mkdir()
+    b = write_seed_file(tmp_path / "other" / "a.txt", ["Same stem, same position."])
+    with pytest.raises(CorpusError, match="already came from"):
+        load_corpus([a, b])
+
+
+def test_multi_line_paragraphs_join(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("ICLR 2026 Papers\n\nLine one\nline two.\n\nSecond paper.\n", encoding="utf-8")
+    papers = read_seed_file(path)
+    assert [p.text for p in papers] == ["Line one line two.", "Second paper."]
+    assert [p.id for p in papers] == ["x:1", "x:2"]
+
+
+def test_seeds_folder_is_the_shared_corpus():
+    assert sorted(p.name for p in SEEDS.glob("*.txt")) == [
+        "000_e3b5a0511f204a83.txt", "003_94e388001bdf9878.txt", "004_b7de3c5bc70ac347.txt",
+    ]
