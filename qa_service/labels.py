@@ -75,6 +75,9 @@ def derive_label(paper: "Paper", document_frequency: Counter) -> str:
         for token in name_candidates(window):
             if document_frequency.get(token, 0) <= 1:
                 scores[token] += 2
+        single = re.match(r"\s*(?:a\s+|an\s+|the\s+)?([A-Z][\w²\-]{2,20})(?=,|:| \(|\.)", window)
+        if single and document_frequency.get(single.group(1), 0) <= 1:
+            scores[single.group(1)] += 2.5  # "we propose Tequila, a ..."
         paren = re.search(r"\(([A-Z][A-Za-z0-9²\-]{2,15})\)", window)
         if paren and document_frequency.get(paren.group(1), 0) <= 1:
             name = paren.group(1)

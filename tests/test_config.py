@@ -1,0 +1,35 @@
+import tomllib
+
+import pytest
+
+from qa_service.config import Settings, describe, load_settings
+from qa_service.errors import ConfigError
+from tests.conftest import ROOT
+
+
+def test_default_toml_lists_every_setting_with_the_code_defaults():
+    data = tomllib.loads((ROOT / "config" / "default.toml").read_text(encoding="utf-8"))
+    documented = {name: default for name, default, _ in describe() if name != "openai_api_key"}
+    assert data == documented
+    assert all(description for _, _, description in describe())
+
+
+def test_environment_overrides_file(tmp_path):
+    settings = load_settings(ROOT / "config" / "default.toml", env={"QA_DATA_DIR": str(tmp_path), "QA_RETRIEVAL_K": "7", "OPENAI_API_KEY": "sk-test", "QA_MODEL": "m"})
+    assert (settings.data_dir, settings.retrieval_k, settings.openai_api_key, settings.model) == (str(tmp_path), 7, "sk-test", "m")
+
+
+def test_bad_values_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="QA_RETRIEVAL_K.*must be int"):
+        load_settings(env={"QA_RETRIEVAL_K": "many"})
+    bad = tmp_path / "bad.toml"
+    bad.write_text("colour = 'blue'\n")
+    with pytest.raises(ConfigError, match="unknown setting 'colour'"):
+        load_settings(bad, env={})
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings(tmp_path / "missing.toml", env={})
+
+
+def test_settings_without_a_file_are_the_defaults(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_settings(env={}) == Settings()

@@ -1,0 +1,72 @@
+import pytest
+
+from qa_service.web import create_app
+
+
+@pytest.fixture(scope="module")
+def client(seed_settings, seed_index):
+    return create_app(seed_settings, index=seed_index).test_client()
+
+
+def test_healthz_counts_papers(client):
+    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 57}
+
+
+def test_papers_list_filter_and_one(client):
+    listing = client.get("/api/papers").get_json()
+    assert listing["total"] == 57 and listing["papers"][1] == {"id": "000_e3b5a0511f204a83:2", "label": "RouterArena", "title": "", "year": None}
+    filtered = client.get("/api/papers?q=tequila").get_json()
+    assert [p["id"] for p in filtered["papers"]] == ["000_e3b5a0511f204a83:11"]
+    one = client.get("/api/papers/000_e3b5a0511f204a83:11").get_json()
+    assert one["label"] == "Tequila" and "**Tequila**" in one["abstract"] and "**" not in one["text"]
+
+
+def test_search_returns_results_with_evidence(client):
+    response = client.post("/api/search", json={"question": "Which benchmark tests scientific law discovery?", "k": 3})
+    assert response.status_code == 200
+    results = response.get_json()["results"]
+    assert results[0]["label"] == "NewtonBench" and len(results) <= 3
+    assert set(results[0]) == {"paper_id", "label", "score", "evidence"}
+
+
+def test_search_with_nothing_relevant_is_empty(client):
+    assert client.post("/api/search", json={"question": "best sourdough bread recipe"}).get_json() == {"results": []}
+
+
+@pytest.mark.parametrize(
+    "kwargs,status,needle",
+    [
+        ({"json": {}}, 400, "'question' is required"),
+        ({"json": {"question": "   "}}, 400, "must not be empty"),
+        ({"json": {"question": 42}}, 400, "must be a string"),
+        ({"json": {"question": "x", "k": 0}}, 400, "'k' must be"),
+        ({"json": {"question": "x", "k": "3"}}, 400, "'k' must be"),
+        ({"json": {"question": "x", "k": True}}, 400, "'k' must be"),
+        ({"json": ["question"]}, 400, "JSON object"),
+        ({"data": "{not json", "content_type": "application/json"}, 400, "not valid JSON"),
+        ({"data": "question=x", "content_type": "application/x-www-form-urlencoded"}, 415, "application/json"),
+        ({"json": {"question": "x" * 5000}}, 413, "longer than"),
+        ({"data": "x" * 70000, "content_type": "application/json"}, 413, "larger than"),
+    ],
+)
+def test_bad_requests_get_json_errors(client, kwargs, status, needle):
+    response = client.post("/api/search", **kwargs)
+    assert response.status_code == status
+    body = response.get_json()
+    assert needle in body["error"]["message"] and body["error"]["code"]
+
+
+def test_unknown_routes_and_methods_are_json(client):
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and missing.get_json()["error"]["code"] == "not_found"
+    wrong = client.get("/api/search")
+    assert wrong.status_code == 405 and "error" in wrong.get_json()
+    paper = client.get("/api/papers/nope:1")
+    assert paper.status_code == 404 and "nope:1" in paper.get_json()["error"]["message"]
+
+
+def test_empty_index_answers_503(settings):
+    client = create_app(settings).test_client()
+    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 0}
+    response = client.post("/api/search", json={"question": "anything"})
+    assert response.status_code == 503 and "qa-service ingest" in response.get_json()["error"]["message"]
