@@ -1,4 +1,4 @@
-"""The command line: ingest, search, papers, serve (and ask / eval)."""
+"""The command line: ingest, search, ask, papers, serve, eval."""
 
 from __future__ import annotations
 
@@ -85,6 +85,42 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
         click.echo(f"{rank}. {hit.label}  [{hit.paper_id}]  score {hit.score:.4f}")
         for evidence in hit.evidence[:1]:
             click.echo(f"   “{evidence.text[:300]}”")
+
+
+@main.command()
+@click.argument("question")
+@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers to retrieve.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole answer object as JSON.")
+@click.option("--server", default=None, help="Ask a running qa-service at this URL instead of the local index.")
+@click.pass_context
+@friendly_errors
+def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None) -> None:
+    """Answer QUESTION from the abstracts, with numbered citations."""
+    if not question.strip():
+        raise click.UsageError("QUESTION must not be empty")
+    if server:
+        from .client import QAClient
+
+        result = QAClient(server).ask(question, k)
+    else:
+        from .answering import Answerer
+
+        settings = settings_from(ctx)
+        index = Index(settings)
+        index.load_lexical()
+        result = Answerer(index, settings).ask(question, k)
+    if as_json:
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    click.echo(result["answer"])
+    cited = {c["n"]: c for c in result["citations"]}
+    if cited:
+        click.echo("\nSources:")
+    for n, citation in sorted(cited.items()):
+        mark = "" if citation["supported"] else "  (not supported by this abstract)"
+        click.echo(f"[{n}] {citation['label']}  ({citation['paper_id']}){mark}")
+    for warning in result["warnings"]:
+        click.echo(f"warning: {warning}", err=True)
 
 
 @main.command()

@@ -17,12 +17,21 @@ from typing import Sequence
 import bm25s
 import Stemmer
 
+from bm25s.stopwords import STOPWORDS_EN_PLUS
+
 _STEMMER = Stemmer.Stemmer("english")
+_CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
 
 def analyze(text: str) -> list[str]:
     """The terms BM25 sees: lower-cased, stop words out, stemmed."""
     return bm25s.tokenize(text, stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
+
+
+def content_terms(text: str) -> set[str]:
+    """The terms that carry meaning: BM25's, less the wider English stop list (how, have, does...)."""
+    words = bm25s.tokenize(text, stopwords=sorted(_CONTENT_STOP), stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
+    return set(words)
 
 
 class LexicalIndex:

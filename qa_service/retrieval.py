@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .config import Settings
 from .index import Index
 from .labels import is_name_like
-from .lexical import analyze
+from .lexical import analyze, content_terms
 
 _WORD = re.compile(r"[\w²³\-]+")
 
@@ -97,7 +97,7 @@ class Retriever:
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
         papers = self.index.get_papers(candidates)
-        terms = set(analyze(question))
+        terms = content_terms(question)
         names = _names_in(question)
         hits: list[PaperHit] = []
         for pid in candidates:

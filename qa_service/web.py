@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import logging
-from typing import Any
+from typing import Any, Iterator
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import HTTPException
 
+from .answering import Answerer, validate_history
 from .config import Settings, load_settings
 from .errors import BadRequest, NotIndexed, PayloadTooLarge, QAError
 from .index import Index
-from .retrieval import Retriever
+from .models import ChatModel
 
 log = logging.getLogger(__name__)
 
@@ -19,10 +21,11 @@ log = logging.getLogger(__name__)
 class Services:
     """What a request needs, built once per process by the app factory."""
 
-    def __init__(self, settings: Settings, index: Index | None = None):
+    def __init__(self, settings: Settings, index: Index | None = None, model: ChatModel | None = None):
         self.settings = settings
         self._index = index
-        self.open_error: QAError | None = None
+        self._model = model
+        self._answerer: Answerer | None = None
 
     @property
     def index(self) -> Index:
@@ -39,8 +42,10 @@ class Services:
         return self._index
 
     @property
-    def retriever(self) -> Retriever:
-        return Retriever(self.index, self.settings)
+    def answerer(self) -> Answerer:
+        if self._answerer is None:
+            self._answerer = Answerer(self.index, self.settings, self._model)
+        return self._answerer
 
 
 def services() -> Services:
@@ -106,10 +111,51 @@ def register_api(app: Flask) -> None:
         data = json_body()
         settings = services().settings
         question, k = question_field(data, settings), k_field(data, settings)
-        index = services().index
-        index.require_ready()
-        hits = Retriever(index, settings).search(question, k)
+        services().index.require_ready()
+        hits = services().answerer.retriever.search(question, k)
         return jsonify(results=[h.to_dict() for h in hits])
+
+
+def ask_arguments() -> tuple[str, int, list[dict]]:
+    data = json_body()
+    settings = services().settings
+    return question_field(data, settings), k_field(data, settings), validate_history(data.get("history"), settings.max_history_turns)
+
+
+def sse(event: str, data: Any) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def event_text(kind: str, payload: Any) -> str:
+    return sse(kind, {"text": payload} if kind == "delta" else payload)
+
+
+def register_ask(app: Flask) -> None:
+    @app.post("/api/ask")
+    def ask() -> Any:
+        question, k, history = ask_arguments()
+        return jsonify(services().answerer.ask(question, k, history))
+
+    @app.post("/api/ask/stream")
+    def ask_stream() -> Response:
+        """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
+        question, k, history = ask_arguments()
+        events = services().answerer.stream(question, k, history)
+        first = event_text(*next(events))  # retrieval runs here: its errors are still plain HTTP errors
+
+        def generate() -> Iterator[str]:
+            yield first
+            try:
+                for kind, payload in events:
+                    yield event_text(kind, payload)
+            except QAError as exc:
+                yield sse("error", exc.to_dict())
+            except Exception:  # the stream must end with an event, never hang or cut silently
+                log.exception("stream failed")
+                yield sse("error", {"error": {"code": "internal_error", "message": "internal error; see the server log"}})
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return Response(stream_with_context(generate()), mimetype="text/event-stream", headers=headers)
 
 
 def register_errors(app: Flask) -> None:
@@ -131,13 +177,14 @@ def register_errors(app: Flask) -> None:
         return jsonify(error={"code": "internal_error", "message": "internal error; see the server log"}), 500
 
 
-def create_app(settings: Settings | None = None, *, index: Index | None = None) -> Flask:
+def create_app(settings: Settings | None = None, *, index: Index | None = None, model: ChatModel | None = None) -> Flask:
     """The app factory: settings and parts are passed in, nothing is global."""
     settings = settings or load_settings()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.json.ensure_ascii = False
-    app.extensions["qa"] = Services(settings, index)
+    app.extensions["qa"] = Services(settings, index, model)
     register_errors(app)
     register_api(app)
+    register_ask(app)
     return app

@@ -1,0 +1,133 @@
+"""Citation markers parsed, mapped to papers and checked against what the source says."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .lexical import analyze
+from .prompting import REFUSAL, Source
+from .textclean import sentence_spans
+
+_MARKER = re.compile(r"\s*\[(\d+(?:\s*[-–,]\s*\d+)*)\]")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+Embed = Callable[[list[str]], Sequence[np.ndarray]]
+
+
+@dataclass
+class Citation:
+    n: int
+    paper_id: str
+    label: str
+    quote: str
+    start: int
+    end: int
+    score: float
+    supported: bool
+    sentence: int
+
+    def to_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+@dataclass
+class CheckedAnswer:
+    answer: str
+    citations: list[Citation] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    grounded: bool = False
+    refused: bool = False
+
+
+def parse_numbers(marker: str) -> list[int]:
+    """'1', '1, 3', '2-4' -> [1], [1, 3], [2, 3, 4]."""
+    numbers: list[int] = []
+    for part in re.split(r"\s*,\s*", marker):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2 and int(bounds[0]) <= int(bounds[1]) and int(bounds[1]) - int(bounds[0]) < 50:
+            numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+        else:
+            numbers.extend(int(b) for b in bounds)
+    return list(dict.fromkeys(numbers))
+
+
+def is_refusal(answer: str) -> bool:
+    return _MARKER.sub("", answer).strip().rstrip(".").lower() == REFUSAL.rstrip(".").lower()
+
+
+class CitationChecker:
+    """Does the cited source back the sentence? Lexical overlap and numbers, plus embeddings."""
+
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.5):
+        self.idf = idf
+        self.embed = embed
+        self.threshold = threshold
+
+    def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
+        answer = answer.strip()
+        if is_refusal(answer):
+            return CheckedAnswer(REFUSAL, grounded=True, refused=True)
+        by_n = {s.n: s for s in sources}
+        result = CheckedAnswer(answer)
+        bad: set[int] = set()
+        clean_parts: list[str] = []
+        all_supported = True
+        spans = sentence_spans(answer) or [(0, len(answer))]
+        for index, (start, end) in enumerate(spans):
+            sentence = answer[start:end]
+            numbers: list[int] = []
+            for marker in _MARKER.finditer(sentence):
+                numbers.extend(parse_numbers(marker.group(1)))
+            known = [n for n in dict.fromkeys(numbers) if n in by_n]
+            bad.update(n for n in numbers if n not in by_n)
+            claim = _MARKER.sub("", sentence).strip()
+            clean_parts.append(_rewrite_markers(sentence, by_n))
+            if not known:
+                all_supported = False
+                result.warnings.append(f"sentence {index + 1} has no citation: {claim[:80]!r}")
+                continue
+            checks = [self._support(claim, by_n[n], index) for n in known]
+            result.citations.extend(checks)
+            if not any(c.supported for c in checks):
+                all_supported = False
+                result.warnings.append(f"sentence {index + 1} is not supported by its sources {known}")
+        for n in sorted(bad):
+            result.warnings.append(f"citation [{n}] does not match any source and was removed")
+        result.answer = " ".join(p for p in clean_parts if p)
+        result.grounded = all_supported and bool(result.citations)
+        return result
+
+    def _support(self, claim: str, source: Source, sentence_index: int) -> Citation:
+        text = source.paper_text
+        spans = sentence_spans(text) or [(0, len(text))]
+        exact = text.find(claim)
+        if exact >= 0:  # quoted verbatim: the best possible support
+            return Citation(source.n, source.paper_id, source.label, claim, exact, exact + len(claim), 1.0, True, sentence_index)
+        claim_terms = set(analyze(claim))
+        weight = sum(self.idf(t) for t in claim_terms) or 1.0
+        lexical = [sum(self.idf(t) for t in claim_terms & set(analyze(text[s:e]))) / weight for s, e in spans]
+        order = sorted(range(len(spans)), key=lambda i: -lexical[i])[:3]
+        scores = {i: lexical[i] for i in order}
+        if self.embed is not None:
+            vectors = self.embed([claim] + [text[spans[i][0] : spans[i][1]] for i in order])
+            for i, vector in zip(order, vectors[1:]):
+                scores[i] = 0.5 * lexical[i] + 0.5 * max(0.0, float(np.dot(vectors[0], vector)))
+        best = max(scores, key=scores.get)
+        # every number the sentence states must be in the abstract
+        numbers_ok = all(num in text for num in _NUMBER.findall(claim) if not re.fullmatch(r"\d", num))
+        score = scores[best] if numbers_ok else min(scores[best], self.threshold - 0.01)
+        start, end = spans[best]
+        return Citation(source.n, source.paper_id, source.label, text[start:end], start, end, score, score >= self.threshold, sentence_index)
+
+
+def _rewrite_markers(sentence: str, by_n: dict) -> str:
+    """Drop numbers that match no source from a marker; drop a marker left empty."""
+
+    def keep(match: re.Match) -> str:
+        numbers = [n for n in parse_numbers(match.group(1)) if n in by_n]
+        return f" [{', '.join(map(str, numbers))}]" if numbers else ""
+
+    return _MARKER.sub(keep, sentence).strip()

@@ -1,0 +1,53 @@
+"""A small client for a running qa-service, for Python users and `qa-service ask --server`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+
+from .errors import QAError
+
+
+class QAClient:
+    """`QAClient("http://127.0.0.1:8000").ask("What is RouterArena?")` -> the /api/ask object."""
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8000", api_key: str | None = None, timeout: float = 120.0):
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.session = requests.Session()
+        if api_key:
+            self.session.headers["Authorization"] = f"Bearer {api_key}"
+
+    def _post(self, path: str, payload: dict) -> dict:
+        try:
+            response = self.session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout)
+        except requests.RequestException as exc:
+            raise QAError(f"cannot reach qa-service at {self.base_url} ({type(exc).__name__})", status=503, code="unreachable") from exc
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = None
+        if response.status_code >= 400:
+            error = body.get("error", {}) if isinstance(body, dict) else {}
+            raise QAError(
+                error.get("message") or f"qa-service answered HTTP {response.status_code}",
+                status=response.status_code, code=error.get("code", "http_error"),
+            )
+        if not isinstance(body, dict):
+            raise QAError(f"qa-service at {self.base_url} sent a reply that is not JSON", status=502, code="bad_reply")
+        return body
+
+    def ask(self, question: str, k: int | None = None, history: list[dict] | None = None) -> dict:
+        payload: dict = {"question": question}
+        if k is not None:
+            payload["k"] = k
+        if history:
+            payload["history"] = history
+        return self._post("/api/ask", payload)
+
+    def search(self, question: str, k: int | None = None) -> dict:
+        payload: dict = {"question": question}
+        if k is not None:
+            payload["k"] = k
+        return self._post("/api/search", payload)

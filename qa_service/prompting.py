@@ -1,0 +1,128 @@
+"""Templates from prompts/, numbered sources, and the token budget."""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+from typing import Callable, Sequence
+
+from .errors import ConfigError
+from .retrieval import PaperHit
+from .textclean import sentence_spans
+
+#: The one refusal sentence: in the prompt, in the code that recognises it, in the tests.
+REFUSAL = "The abstracts in the corpus do not answer this question."
+
+_TAG = re.compile(r"<\s*/?\s*source\b", re.IGNORECASE)
+
+
+def prompts_dir() -> Path:
+    """prompts/ inside the installed package (wheel) or beside it (source checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "prompts", here.parent / "prompts"):
+        if (candidate / "system.md").is_file():
+            return candidate
+    raise ConfigError("the prompt templates (prompts/system.md) are missing; reinstall the package")
+
+
+@functools.lru_cache(maxsize=4)
+def load_templates(folder: Path | None = None) -> dict[str, Template]:
+    folder = folder or prompts_dir()
+    return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in ("system", "user", "source")}
+
+
+def defuse(text: str) -> str:
+    """Abstracts cannot close or open a source fence: their tags are shown, not obeyed."""
+    return _TAG.sub(lambda m: m.group(0).replace("<", "‹"), text)
+
+
+@dataclass
+class Passage:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Source:
+    """A numbered source: one paper and the sentences of it that fit the budget."""
+
+    n: int
+    paper_id: str
+    label: str
+    paper_text: str
+    passages: list[Passage] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """Passages in abstract order, with an ellipsis where sentences were left out."""
+        parts: list[str] = []
+        last_end = 0
+        for passage in sorted(self.passages, key=lambda p: p.start):
+            if parts and passage.start > last_end + 1:
+                parts.append("…")
+            parts.append(passage.text)
+            last_end = passage.end
+        return " ".join(parts)
+
+
+@dataclass
+class Prompt:
+    messages: list[dict]
+    sources: list[Source]
+    question: str
+    prompt_tokens: int
+
+
+def _sentence_order(hit: PaperHit) -> list[tuple[int, int]]:
+    """Evidence sentences first (best chunk first), then the rest of the abstract in order."""
+    spans = sentence_spans(hit.text)
+    ranked: list[tuple[int, int]] = []
+    for evidence in hit.evidence:
+        ranked.extend(s for s in spans if evidence.start <= s[0] < evidence.end and s not in ranked)
+    ranked.extend(s for s in spans if s not in ranked)
+    return ranked
+
+
+def build_prompt(
+    question: str,
+    hits: Sequence[PaperHit],
+    count: Callable[[str], int],
+    max_context_tokens: int,
+    answer_tokens: int,
+    history: Sequence[dict] = (),
+) -> Prompt:
+    """Pack whole sentences, most relevant evidence first, into what the budget leaves."""
+    templates = load_templates()
+    system = templates["system"].substitute(refusal=REFUSAL)
+    frame = templates["user"].substitute(sources="", question=question, refusal=REFUSAL)
+    history_tokens = sum(count(turn["content"]) + 4 for turn in history)
+    budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens
+    sources = [Source(i + 1, h.paper_id, h.label, h.text) for i, h in enumerate(hits)]
+    orders = [_sentence_order(h) for h in hits]
+    fence_cost = [count(templates["source"].substitute(n=s.n, paper_id=s.paper_id, label=defuse(s.label), text="")) for s in sources]
+    used = 0
+    # Round one: each paper's best evidence sentence, in rank order; then everything else.
+    queue = [(i, 0) for i in range(len(hits))] + [(i, j) for i in range(len(hits)) for j in range(1, len(orders[i]))]
+    for i, j in queue:
+        if j >= len(orders[i]):
+            continue
+        start, end = orders[i][j]
+        cost = count(hits[i].text[start:end]) + 1 + (fence_cost[i] if not sources[i].passages else 0)
+        if used + cost > budget:
+            continue  # a whole sentence or nothing; a shorter one later may still fit
+        sources[i].passages.append(Passage(start, end, hits[i].text[start:end]))
+        used += cost
+    kept = [s for s in sources if s.passages]
+    for n, source in enumerate(kept, start=1):
+        source.n = n
+    rendered = "\n\n".join(
+        templates["source"].substitute(n=s.n, paper_id=s.paper_id, label=defuse(s.label), text=defuse(s.text)).strip()
+        for s in kept
+    )
+    user = templates["user"].substitute(sources=rendered, question=defuse(question), refusal=REFUSAL)
+    messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": user}]
+    return Prompt(messages, kept, question, sum(count(m["content"]) + 4 for m in messages))
