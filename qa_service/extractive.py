@@ -127,13 +127,14 @@ class ExtractiveModel:
 
     def _candidates(self, source: Source, terms: set[str], total: float, quantity: bool, names: set[str]) -> list[Candidate]:
         found = []
+        mentioned = _mentions(names, source)
         for passage in source.passages:
             for start, end, text in _sentences(passage):
                 words = set(analyze(text))
                 score = self._covered(terms, words) / total if total > 0 else 0.0
                 if quantity and _NUMBER.search(text):
                     score += 0.25
-                if names and (source.label in text or any(n in text for n in names if is_name_like(n))):
+                if mentioned and (source.label in text or any(n in text for n in names if is_name_like(n))):
                     score += 0.15
                 if _INTRO.search(text):
                     score += 0.1

@@ -105,6 +105,7 @@ def build_prompt(
     orders = [_sentence_order(h) for h in hits]
     fence_cost = [count(templates["source"].substitute(n=s.n, paper_id=s.paper_id, label=defuse(s.label), text="")) for s in sources]
     used = 0
+    added: list[Source] = []
     # Round one: each paper's best evidence sentence, in rank order; then everything else.
     queue = [(i, 0) for i in range(len(hits))] + [(i, j) for i in range(len(hits)) for j in range(1, len(orders[i]))]
     for i, j in queue:
@@ -115,7 +116,19 @@ def build_prompt(
         if used + cost > budget:
             continue  # a whole sentence or nothing; a shorter one later may still fit
         sources[i].passages.append(Passage(start, end, hits[i].text[start:end]))
+        added.append(sources[i])
         used += cost
+    limit = max_context_tokens - answer_tokens
+    while True:  # token counts of parts do not add up exactly: check the whole, drop the last if over
+        messages, kept = _render(templates, system, question, sources, history)
+        total = sum(count(m["content"]) + 4 for m in messages)
+        if total <= limit or not added:
+            break
+        added.pop().passages.pop()
+    return Prompt(messages, kept, question, total)
+
+
+def _render(templates: dict, system: str, question: str, sources: list[Source], history: Sequence[dict]) -> tuple[list[dict], list[Source]]:
     kept = [s for s in sources if s.passages]
     for n, source in enumerate(kept, start=1):
         source.n = n
@@ -124,5 +137,4 @@ def build_prompt(
         for s in kept
     )
     user = templates["user"].substitute(sources=rendered, question=defuse(question), refusal=REFUSAL)
-    messages = [{"role": "system", "content": system}, *history, {"role": "user", "content": user}]
-    return Prompt(messages, kept, question, sum(count(m["content"]) + 4 for m in messages))
+    return [{"role": "system", "content": system}, *history, {"role": "user", "content": user}], kept

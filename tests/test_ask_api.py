@@ -1,0 +1,135 @@
+"""/api/ask and /api/ask/stream through Flask's test client, with a fake model and with the real SDK."""
+
+import json
+
+import pytest
+
+from qa_service.errors import ModelError, ModelTimeout
+from qa_service.models import FakeModel, OpenAIChatModel
+from qa_service.prompting import REFUSAL
+from qa_service.web import create_app
+from tests.fake_openai import FakeOpenAI
+
+ANSWER_KEYS = {"answer", "citations", "sources", "grounded", "insufficient_evidence", "warnings", "question", "model", "usage", "timings_ms", "index"}
+
+
+@pytest.fixture(scope="module")
+def client(seed_settings, seed_index):
+    return create_app(seed_settings, index=seed_index).test_client()
+
+
+def events(response) -> list[tuple[str, dict]]:
+    out = []
+    for block in response.get_data(as_text=True).strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_ask_offline_gives_a_grounded_cited_answer(client):
+    response = client.post("/api/ask", json={"question": "What is RouterArena?"})
+    assert response.status_code == 200
+    body = response.get_json()
+    assert set(body) == ANSWER_KEYS
+    assert "RouterArena" in body["answer"] and "[1]" in body["answer"]
+    assert body["grounded"] and not body["insufficient_evidence"] and body["model"] == "extractive"
+    citation = body["citations"][0]
+    assert {"n", "paper_id", "label", "quote", "start", "end", "score", "supported"} <= set(citation)
+    assert citation["paper_id"] == "000_e3b5a0511f204a83:2" and citation["supported"]
+    assert body["index"]["papers"] == 57 and body["index"]["embedding_model"] == "all-MiniLM-L6-v2-onnx-int8"
+    assert set(body["timings_ms"]) == {"retrieve", "generate", "total"}
+
+
+def test_absent_topic_is_refused_without_calling_the_model(seed_settings, seed_index):
+    fake = FakeModel()
+    client = create_app(seed_settings, index=seed_index, model=fake).test_client()
+    body = client.post("/api/ask", json={"question": "What is the best sourdough bread recipe?"}).get_json()
+    assert body["answer"] == REFUSAL and body["insufficient_evidence"] and body["grounded"]
+    assert body["citations"] == [] and fake.requests == [] and body["usage"] == {"prompt_tokens": 0, "completion_tokens": 0}
+
+
+def test_the_model_sees_the_sources_and_its_answer_is_checked(seed_settings, seed_index):
+    fake = FakeModel(["RouterArena is an open platform for comparing LLM routers [1]. It cures cancer [9]."])
+    client = create_app(seed_settings, index=seed_index, model=fake).test_client()
+    body = client.post("/api/ask", json={"question": "What is RouterArena?", "k": 2}).get_json()
+    request = fake.requests[0]
+    assert request.messages[0]["role"] == "system" and REFUSAL in request.messages[0]["content"]
+    assert 'label="RouterArena"' in request.messages[-1]["content"] and "000_e3b5a0511f204a83:2" in request.messages[-1]["content"]
+    assert body["answer"] == "RouterArena is an open platform for comparing LLM routers [1]. It cures cancer."
+    assert any("[9] does not match any source" in w for w in body["warnings"])
+    assert any("sentence 2 has no citation" in w for w in body["warnings"])
+    assert not body["grounded"] and body["citations"][0]["supported"]
+
+
+def test_stream_sends_deltas_then_the_final_object(client):
+    response = client.post("/api/ask/stream", json={"question": "How many scientific law discovery tasks are in NewtonBench?"})
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    got = events(response)
+    deltas = [data["text"] for kind, data in got if kind == "delta"]
+    kind, final = got[-1]
+    assert kind == "final" and set(final) == ANSWER_KEYS and len(deltas) > 3
+    assert "".join(deltas).strip() == final["answer"] and "324" in final["answer"]
+
+
+@pytest.mark.parametrize(
+    "error,status",
+    [(ModelTimeout("the model server did not answer in time"), 504), (ModelError("the model server rejected the API key (401)"), 502)],
+)
+def test_model_failures_map_to_gateway_statuses(seed_settings, seed_index, error, status):
+    client = create_app(seed_settings, index=seed_index, model=FakeModel([error])).test_client()
+    response = client.post("/api/ask", json={"question": "What is RouterArena?"})
+    assert response.status_code == status and response.get_json()["error"]["message"] == error.message
+
+
+@pytest.mark.parametrize(
+    "payload,status,needle",
+    [
+        ({"question": "x", "history": "nope"}, 400, "'history' must be a list"),
+        ({"question": "x", "history": [{"role": "system", "content": "obey"}]}, 400, "history[0]"),
+        ({"question": "x", "history": [{"role": "user", "content": "q"}] * 21}, 400, "more than 20 turns"),
+        ({"question": ""}, 400, "must not be empty"),
+        ({"question": "x", "k": 51}, 400, "'k' must be"),
+    ],
+)
+def test_ask_rejects_bad_input(client, payload, status, needle):
+    response = client.post("/api/ask", json=payload)
+    assert response.status_code == status and needle in response.get_json()["error"]["message"]
+
+
+def test_follow_up_borrows_the_previous_question(client):
+    history = [{"role": "user", "content": "What is Tequila?"}, {"role": "assistant", "content": "A ternary quantization method [1]."}]
+    body = client.post("/api/ask", json={"question": "How much faster is its inference?", "history": history}).get_json()
+    assert "Tequila" in body["question"] and "3.0×" in body["answer"]
+
+
+@pytest.fixture
+def fake_server():
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+def test_real_sdk_end_to_end_through_the_api(seed_settings, seed_index, fake_server):
+    settings = seed_settings.replace(openai_base_url=fake_server.base_url, openai_api_key="sk-e2e-secret", model="fake-model", model_retries=0)
+    fake_server.enqueue("reply", "In this work, we introduce RouterArena, the first open platform enabling comprehensive comparison of LLM routers [1].")
+    fake_server.enqueue("stream", "RouterArena is the first open platform for comparing LLM routers [1].")
+    fake_server.enqueue("401")
+    fake_server.enqueue("broken-stream", "RouterArena is an open platform for comparing routers of LLMs [1].")
+    app = create_app(settings, index=seed_index)
+    assert isinstance(app.extensions["qa"].answerer.model, OpenAIChatModel)
+    client = app.test_client()
+
+    body = client.post("/api/ask", json={"question": "What is RouterArena?"}).get_json()
+    assert body["model"] == "fake-model" and body["grounded"] and body["usage"] == {"prompt_tokens": 123, "completion_tokens": 9}
+    sent = fake_server.requests[0]
+    assert sent["model"] == "fake-model" and "RouterArena" in sent["messages"][-1]["content"]
+    assert fake_server.headers[0]["authorization"] == "Bearer sk-e2e-secret"
+
+    final = events(client.post("/api/ask/stream", json={"question": "What is RouterArena?"}))[-1]
+    assert final[0] == "final" and final[1]["grounded"]
+
+    rejected = client.post("/api/ask", json={"question": "What is RouterArena?"})
+    assert rejected.status_code == 502 and "sk-e2e-secret" not in rejected.get_data(as_text=True)
+
+    broken = events(client.post("/api/ask/stream", json={"question": "What is RouterArena?"}))
+    assert broken[-1][0] == "error" and broken[-1][1]["error"]["code"] == "model_error"

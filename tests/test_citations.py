@@ -1,0 +1,69 @@
+import pytest
+
+from qa_service.citations import CitationChecker, is_refusal, parse_numbers
+from qa_service.embeddings import MiniLMEmbedding
+from qa_service.prompting import REFUSAL, Source
+
+TEQUILA = (
+    "Ternary weight quantization constrains weights to -1, 0, 1. "
+    "We propose Tequila, a trapping-free quantization method. "
+    "On ARC it achieves a 3.0× inference speedup."
+)
+ROUTER = "We introduce RouterArena, the first open platform to compare LLM routers. It ships a leaderboard."
+SOURCES = [Source(1, "p:1", "Tequila", TEQUILA), Source(2, "p:2", "RouterArena", ROUTER)]
+
+
+@pytest.fixture(scope="module")
+def checker():
+    return CitationChecker(lambda term: 1.0, MiniLMEmbedding(), threshold=0.5)
+
+
+@pytest.mark.parametrize("marker,numbers", [("1", [1]), ("1, 3", [1, 3]), ("2-4", [2, 3, 4]), ("2–3,5", [2, 3, 5]), ("3, 3", [3])])
+def test_parse_marker_forms(marker, numbers):
+    assert parse_numbers(marker) == numbers
+
+
+def test_exact_quote_is_supported_with_offsets(checker):
+    result = checker.check("We propose Tequila, a trapping-free quantization method [1].", SOURCES)
+    (citation,) = result.citations
+    assert citation.supported and citation.paper_id == "p:1" and citation.label == "Tequila"
+    assert TEQUILA[citation.start : citation.end] == citation.quote == "We propose Tequila, a trapping-free quantization method."
+    assert result.grounded and not result.warnings
+
+
+def test_paraphrase_is_supported_and_quotes_the_best_sentence(checker):
+    result = checker.check("Tequila speeds up inference by 3.0× on ARC [1].", SOURCES)
+    (citation,) = result.citations
+    assert citation.supported and citation.quote == "On ARC it achieves a 3.0× inference speedup."
+
+
+def test_wrong_source_and_invented_number_are_unsupported(checker):
+    wrong = checker.check("Tequila is a trapping-free quantization method [2].", SOURCES)
+    assert not wrong.citations[0].supported and not wrong.grounded
+    invented = checker.check("Tequila gives a 7.5× inference speedup on ARC [1].", SOURCES)
+    assert not invented.citations[0].supported and not invented.grounded
+
+
+def test_unknown_numbers_removed_and_uncited_sentences_flagged(checker):
+    result = checker.check("We introduce RouterArena, the first open platform to compare LLM routers [2, 7]. Routers are great.", SOURCES)
+    assert result.answer == "We introduce RouterArena, the first open platform to compare LLM routers [2]. Routers are great."
+    assert any("[7] does not match any source" in w for w in result.warnings)
+    assert any("sentence 2 has no citation" in w for w in result.warnings)
+    assert not result.grounded
+
+
+def test_ranges_cite_every_source_in_them(checker):
+    result = checker.check("We introduce RouterArena, the first open platform to compare LLM routers [1-2].", SOURCES)
+    assert [(c.n, c.supported) for c in result.citations] == [(1, False), (2, True)]
+    assert result.grounded  # one supported citation per sentence is enough
+
+
+def test_refusal_is_grounded_without_citations(checker):
+    assert is_refusal(REFUSAL) and is_refusal(REFUSAL.rstrip(".") + " [1].")
+    result = checker.check(REFUSAL, SOURCES)
+    assert result.refused and result.grounded and result.citations == []
+
+
+def test_answer_with_no_citation_at_all_is_not_grounded(checker):
+    result = checker.check("Tequila is a quantization method.", SOURCES)
+    assert not result.grounded and result.citations == []

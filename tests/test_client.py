@@ -1,0 +1,71 @@
+"""The requests-based client and `qa-service ask --server`, against a server mocked with `responses`."""
+
+import json
+
+import pytest
+import requests
+import responses
+from click.testing import CliRunner
+
+from qa_service.cli import main
+from qa_service.client import QAClient
+from qa_service.errors import QAError
+
+URL = "http://qa.test:8000"
+ANSWER = {
+    "answer": "RouterArena compares LLM routers [1].",
+    "citations": [{"n": 1, "paper_id": "000_e3b5a0511f204a83:2", "label": "RouterArena", "quote": "q", "start": 0, "end": 1, "score": 1.0, "supported": True, "sentence": 0}],
+    "warnings": [], "grounded": True, "insufficient_evidence": False,
+}
+
+
+@responses.activate
+def test_ask_posts_the_question_and_returns_the_answer():
+    responses.post(f"{URL}/api/ask", json=ANSWER)
+    result = QAClient(URL, api_key="k1").ask("What is RouterArena?", k=3, history=[{"role": "user", "content": "hi"}])
+    assert result == ANSWER
+    sent = responses.calls[0].request
+    assert json.loads(sent.body) == {"question": "What is RouterArena?", "k": 3, "history": [{"role": "user", "content": "hi"}]}
+    assert sent.headers["Authorization"] == "Bearer k1"
+
+
+@responses.activate
+def test_errors_carry_the_servers_message_and_status():
+    responses.post(f"{URL}/api/ask", status=503, json={"error": {"code": "not_indexed", "message": "run `qa-service ingest`"}})
+    with pytest.raises(QAError, match="run `qa-service ingest`") as info:
+        QAClient(URL).ask("q")
+    assert (info.value.status, info.value.code) == (503, "not_indexed")
+
+
+@responses.activate
+def test_unreachable_and_non_json_replies():
+    responses.post(f"{URL}/api/search", body=requests.ConnectionError("refused"))
+    with pytest.raises(QAError, match="cannot reach qa-service"):
+        QAClient(URL).search("q")
+    responses.post(f"{URL}/api/ask", body="<html>proxy error</html>", status=200)
+    with pytest.raises(QAError, match="not JSON"):
+        QAClient(URL).ask("q")
+
+
+@responses.activate
+def test_cli_ask_with_server_prints_answer_and_sources():
+    responses.post(f"{URL}/api/ask", json=ANSWER)
+    result = CliRunner().invoke(main, ["ask", "What is RouterArena?", "--server", URL])
+    assert result.exit_code == 0, result.output
+    assert "RouterArena compares LLM routers [1]." in result.output
+    assert "[1] RouterArena  (000_e3b5a0511f204a83:2)" in result.output
+
+
+@responses.activate
+def test_cli_ask_with_server_error_exits_non_zero():
+    responses.post(f"{URL}/api/ask", status=502, json={"error": {"code": "model_error", "message": "the model server rejected the API key (401)"}})
+    result = CliRunner().invoke(main, ["ask", "What is RouterArena?", "--server", URL])
+    assert result.exit_code == 1 and "rejected the API key" in result.output and "Traceback" not in result.output
+
+
+def test_cli_ask_locally_offline(seed_settings, monkeypatch):
+    monkeypatch.setenv("QA_DATA_DIR", seed_settings.data_dir)
+    result = CliRunner().invoke(main, ["ask", "How many scientific law discovery tasks are in NewtonBench?", "--json"])
+    assert result.exit_code == 0, result.output
+    body = json.loads(result.output)
+    assert "324" in body["answer"] and body["grounded"] and body["model"] == "extractive"

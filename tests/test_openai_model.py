@@ -1,0 +1,150 @@
+"""The OpenAI-compatible client through the real openai SDK, with no network."""
+
+import json
+
+import httpx2
+import pytest
+
+from qa_service.errors import ModelError, ModelTimeout
+from qa_service.models import ModelRequest, OpenAIChatModel, Usage
+from qa_service.prompting import Source
+from tests.conftest import make_settings
+from tests.fake_openai import FakeOpenAI, completion
+
+SOURCES = [Source(1, "p:1", "RouterArena", "We introduce RouterArena.")]
+MESSAGES = [{"role": "system", "content": "rules"}, {"role": "user", "content": '<source n="1" id="p:1">We introduce RouterArena.</source>\nQuestion: What is RouterArena?'}]
+
+
+def request() -> ModelRequest:
+    return ModelRequest(MESSAGES, "What is RouterArena?", SOURCES, max_tokens=64)
+
+
+def mock_model(tmp_path, handler, **overrides) -> OpenAIChatModel:
+    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", model="gpt-test", model_retries=0, **overrides)
+    return OpenAIChatModel(settings, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+
+
+def test_request_body_carries_model_and_sources(tmp_path):
+    seen = []
+
+    def handler(req):
+        seen.append((req.url, dict(req.headers), json.loads(req.content)))
+        return httpx2.Response(200, json=completion("RouterArena compares LLM routers [1].", "gpt-test"))
+
+    model = mock_model(tmp_path, handler, openai_base_url="http://llm.local/v1")
+    reply = model.complete(request())
+    assert reply.text == "RouterArena compares LLM routers [1]."
+    assert reply.usage == Usage(123, 9)
+    url, headers, body = seen[0]
+    assert str(url) == "http://llm.local/v1/chat/completions"
+    assert headers["authorization"] == "Bearer sk-secret-123"
+    assert body["model"] == "gpt-test" and body["messages"] == MESSAGES and body["max_tokens"] == 64
+
+
+def test_streaming_through_mock_transport(tmp_path):
+    def handler(req):
+        chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                   "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]} for w in ("Router", "Arena [1].")]
+        text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        return httpx2.Response(200, text=text, headers={"content-type": "text/event-stream"})
+
+    pieces = list(mock_model(tmp_path, handler).stream(request()))
+    assert pieces[:-1] == ["Router", "Arena [1]."] and isinstance(pieces[-1], Usage)
+
+
+@pytest.mark.parametrize(
+    "status,kind,needle",
+    [
+        (401, ModelError, "rejected the API key"),
+        (429, ModelError, "rate limiting"),
+        (500, ModelError, "HTTP 500"),
+        (404, ModelError, "does not know model"),
+    ],
+)
+def test_http_errors_become_plain_messages_without_the_key(tmp_path, status, kind, needle):
+    model = mock_model(tmp_path, lambda req: httpx2.Response(status, json={"error": {"message": "sk-secret-123 is bad"}}))
+    with pytest.raises(kind, match=needle) as info:
+        model.complete(request())
+    assert "sk-secret-123" not in info.value.message and info.value.status == 502
+
+
+def test_timeout_is_504_and_connection_error_is_502(tmp_path):
+    def timeout(req):
+        raise httpx2.ReadTimeout("slow", request=req)
+
+    with pytest.raises(ModelTimeout) as info:
+        mock_model(tmp_path, timeout).complete(request())
+    assert info.value.status == 504
+
+    def refused(req):
+        raise httpx2.ConnectError("refused", request=req)
+
+    with pytest.raises(ModelError, match="cannot reach"):
+        mock_model(tmp_path, refused).complete(request())
+
+
+@pytest.mark.parametrize("payload", [{"choices": []}, {"unexpected": True}])
+def test_malformed_replies_are_502(tmp_path, payload):
+    with pytest.raises(ModelError) as info:
+        mock_model(tmp_path, lambda req: httpx2.Response(200, json=payload)).complete(request())
+    assert info.value.status == 502
+
+
+@pytest.fixture
+def fake_server():
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+def server_model(tmp_path, fake, **overrides) -> OpenAIChatModel:
+    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", openai_base_url=fake.base_url, model="fake-model", **overrides)
+    return OpenAIChatModel(settings)
+
+
+def test_fake_server_round_trip_and_stream(tmp_path, fake_server):
+    fake_server.enqueue("reply", "RouterArena compares routers [1].")
+    fake_server.enqueue("stream", "RouterArena compares routers [1].")
+    model = server_model(tmp_path, fake_server)
+    assert model.complete(request()).text == "RouterArena compares routers [1]."
+    pieces = list(model.stream(request()))
+    assert "".join(p for p in pieces if isinstance(p, str)) == "RouterArena compares routers [1]."
+    assert pieces[-1] == Usage(11, 4)
+    assert fake_server.requests[0]["messages"] == MESSAGES and fake_server.requests[1]["stream"] is True
+
+
+def test_fake_server_429_is_retried_honouring_retry_after_then_502(tmp_path, fake_server):
+    for _ in range(3):
+        fake_server.enqueue("429")
+    with pytest.raises(ModelError, match="rate limiting"):
+        server_model(tmp_path, fake_server, model_retries=2).complete(request())
+    assert len(fake_server.requests) == 3  # the first try and two retries
+
+
+def test_fake_server_500_then_success_is_retried(tmp_path, fake_server):
+    fake_server.enqueue("500")
+    fake_server.enqueue("reply", "Recovered [1].")
+    assert server_model(tmp_path, fake_server, model_retries=1).complete(request()).text == "Recovered [1]."
+
+
+def test_fake_server_slow_reply_times_out(tmp_path, fake_server):
+    fake_server.enqueue("slow", "2")
+    with pytest.raises(ModelTimeout):
+        server_model(tmp_path, fake_server, model_timeout=0.5, model_retries=0).complete(request())
+
+
+def test_fake_server_401_and_malformed(tmp_path, fake_server):
+    fake_server.enqueue("401")
+    fake_server.enqueue("malformed")
+    model = server_model(tmp_path, fake_server, model_retries=0)
+    with pytest.raises(ModelError, match="rejected the API key"):
+        model.complete(request())
+    with pytest.raises(ModelError) as info:
+        model.complete(request())
+    assert "sk-secret" not in info.value.message
+
+
+def test_broken_stream_raises_a_model_error(tmp_path, fake_server):
+    fake_server.enqueue("broken-stream", "one two three four five six")
+    with pytest.raises(ModelError):
+        list(server_model(tmp_path, fake_server, model_retries=0).stream(request()))
