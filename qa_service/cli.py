@@ -154,19 +154,38 @@ def serve(ctx: click.Context, host: str | None, port: int | None, threads: int) 
 
 @main.command(name="eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--k", default=10, show_default=True, help="Papers retrieved per question.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write per-question records here.")
+@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers retrieved per answer (default from settings).")
+@click.option("--server", default=None, help="Evaluate a running qa-service at this URL instead of the local pipeline.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write every per-question record here.")
 @click.pass_context
 @friendly_errors
-def evaluate(ctx: click.Context, questions: Path, k: int, json_out: Path | None) -> None:
-    """Measure retrieval on a question file (dense, BM25 and hybrid)."""
-    from .evaluation import evaluate_retrieval, format_retrieval_table, read_questions
+def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | None, json_out: Path | None) -> None:
+    """Measure retrieval (dense, BM25, hybrid) and answers (citations, facts, refusals, latency)."""
+    from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
 
-    settings = settings_from(ctx)
     items = read_questions(questions)
-    index = Index(settings)
-    index.require_ready()
-    report = evaluate_retrieval(Retriever(index, settings), items, k)
-    click.echo(format_retrieval_table(report))
+    report: dict = {}
+    if server:
+        from .client import QAClient
+
+        client = QAClient(server)
+        ask = lambda q: client.ask(q, k)  # noqa: E731
+        search = lambda q: [r["paper_id"] for r in client.search(q, 10)["results"]]  # noqa: E731
+    else:
+        from .answering import Answerer
+
+        settings = settings_from(ctx)
+        index = Index(settings)
+        index.require_ready()
+        index.load_lexical()
+        answerer = Answerer(index, settings)
+        report["retrieval"] = evaluate_retrieval(answerer.retriever, items, 10)
+        click.echo("Retrieval (no relevance floor), papers ranked per question:")
+        click.echo(format_retrieval_table(report["retrieval"]) + "\n")
+        ask = lambda q: answerer.ask(q, k)  # noqa: E731
+        search = lambda q: [h.paper_id for h in answerer.retriever.search(q, 10, floor=False)]  # noqa: E731
+    report["answers"] = evaluate_answers(ask, search, items)
+    click.echo("Answers:")
+    click.echo(format_answer_table(report["answers"]))
     if json_out:
         json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -71,7 +71,10 @@ def test_eval_prints_the_retrieval_table(run, seed_settings, monkeypatch, tmp_pa
     result = run("eval", str(ROOT / "tests" / "data" / "dev_questions.jsonl"), "--json", str(out))
     assert result.exit_code == 0, result.output
     assert "| hybrid/single |" in result.output and "| bm25/single |" in result.output
-    assert json.loads(out.read_text())["summary"]["hybrid/single"]["n"] >= 40
+    assert "| unanswerable | 20 |" in result.output and "refused (unansw.)" in result.output
+    report = json.loads(out.read_text())
+    assert report["retrieval"]["summary"]["hybrid/single"]["n"] >= 40
+    assert {r["id"] for r in report["answers"]["records"]} >= {"s01", "m01", "u01"}
 
 
 def test_eval_reports_a_bad_question_line(run, tmp_path):
