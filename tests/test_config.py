@@ -33,3 +33,9 @@ def test_bad_values_are_clear_errors(tmp_path):
 def test_settings_without_a_file_are_the_defaults(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert load_settings(env={}) == Settings()
+
+
+def test_readme_documents_every_setting():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name, _, _ in describe():
+        assert f"`{name}`" in readme and f"QA_{name.upper()}" in readme, name
