@@ -112,6 +112,7 @@ def answer_metrics(question: Question, result: dict) -> dict:
         record["correct_refusal"] = refused and not citations
     else:
         record["citation_recall"] = len(cited & set(question.gold)) / len(question.gold)
+        record["gold_precision"] = (sum(1 for c in citations if c["paper_id"] in question.gold) / len(citations)) if citations else None
         record["fact_recall"] = (sum(fact_found(f, result["answer"]) for f in question.answer_facts) / len(question.answer_facts)) if question.answer_facts else None
     return record
 
@@ -151,7 +152,7 @@ def _summarise(rows: list[dict]) -> dict:
     answered = [r for r in rows if not r["refused"]]
     correct_answered = [r for r in answered if r["kind"] != "unanswerable" and (r.get("citation_recall") or 0) > 0]
     out = {"n": len(rows)}
-    for metric in ("recall@1", "recall@5", "recall@10", "rr", "citation_recall", "citation_precision", "sentence_support", "fact_recall"):
+    for metric in ("recall@1", "recall@5", "recall@10", "rr", "citation_recall", "citation_precision", "gold_precision", "sentence_support", "fact_recall"):
         out[metric] = _mean([r.get(metric) for r in rows])
     out["refused_unanswerable"] = _mean([r["correct_refusal"] for r in unanswerable]) if unanswerable else None
     out["refused_answerable"] = _mean([r["refused"] for r in answerable]) if answerable else None
@@ -164,7 +165,7 @@ def _summarise(rows: list[dict]) -> dict:
 
 ANSWER_COLUMNS = [
     ("R@1", "recall@1"), ("R@5", "recall@5"), ("R@10", "recall@10"), ("MRR", "rr"), ("cit. recall", "citation_recall"),
-    ("cit. precision", "citation_precision"), ("sent. support", "sentence_support"), ("fact recall", "fact_recall"),
+    ("cit. precision", "citation_precision"), ("gold precision", "gold_precision"), ("sent. support", "sentence_support"), ("fact recall", "fact_recall"),
     ("refused (unansw.)", "refused_unanswerable"), ("refused (answ.)", "refused_answerable"), ("accuracy", "accuracy"),
     ("precision", "precision"), ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"),
 ]

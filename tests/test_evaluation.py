@@ -1,0 +1,93 @@
+"""Each metric on hand-made cases with known values, and the question file's errors."""
+
+from pathlib import Path
+
+import pytest
+
+from qa_service.errors import CorpusError
+from qa_service.evaluation import Question, answer_metrics, evaluate_answers, fact_found, rank_metrics, read_questions
+from qa_service.prompting import REFUSAL
+
+SINGLE = Question("s", "How much faster is Tequila?", "single", ["p:1"], ["3.0×", "ARC"])
+UNANSWERABLE = Question("u", "What learning rate does Tequila use?", "unanswerable")
+
+
+def cite(pid: str, supported: bool = True, sentence: int = 0) -> dict:
+    return {"n": 1, "paper_id": pid, "label": "L", "quote": "q", "start": 0, "end": 1, "score": 1.0, "supported": supported, "sentence": sentence}
+
+
+def result(answer: str, citations: list, refused: bool = False, warnings: list | None = None) -> dict:
+    return {"answer": answer, "citations": citations, "insufficient_evidence": refused, "warnings": warnings or []}
+
+
+def test_rank_metrics():
+    assert rank_metrics(["a", "b", "c"], ["b"]) == {"recall@1": 0.0, "recall@5": 1.0, "recall@10": 1.0, "rr": 0.5}
+    assert rank_metrics(["x"] * 3, ["b"])["rr"] == 0.0
+    assert rank_metrics(["a", "b"], ["a", "b", "c", "d"])["recall@5"] == 0.5
+
+
+def test_perfect_answer():
+    m = answer_metrics(SINGLE, result("It gives a 3.0x speedup on ARC [1].", [cite("p:1")]))
+    assert m == {"refused": False, "cited": ["p:1"], "citation_precision": 1.0, "sentence_support": 1.0, "citation_recall": 1.0, "gold_precision": 1.0, "fact_recall": 1.0}
+
+
+def test_answer_citing_a_wrong_paper_without_support():
+    m = answer_metrics(SINGLE, result("It gives a 3.0× speedup [1].", [cite("p:9", supported=False)]))
+    assert (m["citation_recall"], m["citation_precision"], m["gold_precision"], m["sentence_support"], m["fact_recall"]) == (0.0, 0.0, 0.0, 0.0, 0.5)
+
+
+def test_missing_fact_and_an_uncited_sentence():
+    m = answer_metrics(SINGLE, result("Tequila is fast [1]. It is great.", [cite("p:1")], warnings=["sentence 2 has no citation: 'It is great.'"]))
+    assert m["fact_recall"] == 0.0 and m["sentence_support"] == 0.5
+
+
+def test_refusals():
+    assert answer_metrics(UNANSWERABLE, result(REFUSAL, [], refused=True))["correct_refusal"] is True
+    assert answer_metrics(UNANSWERABLE, result("It uses 1e-4 [1].", [cite("p:1")]))["correct_refusal"] is False
+    wrong = answer_metrics(SINGLE, result(REFUSAL, [], refused=True))
+    assert wrong["refused"] and wrong["citation_recall"] == 0.0
+
+
+@pytest.mark.parametrize("fact,answer", [("9,422", "contains 9422 samples"), ("76.1%", "a 76.1 % success rate"), ("3.0×", "a 3.0x speedup"), ("Tequila", "we propose TEQUILA")])
+def test_facts_match_after_normalising(fact, answer):
+    assert fact_found(fact, answer)
+
+
+def test_summary_accuracy_and_precision_as_paperqa2():
+    questions = [SINGLE, UNANSWERABLE, Question("s2", "q", "single", ["p:2"], [])]
+    replies = {
+        SINGLE.question: result("3.0× on ARC [1].", [cite("p:1")]),
+        UNANSWERABLE.question: result(REFUSAL, [], refused=True),
+        "q": result("wrong paper [1].", [cite("p:7", supported=False)]),
+    }
+    report = evaluate_answers(lambda q: replies[q], lambda q: ["p:1"], questions)
+    overall = report["summary"]["overall"]
+    assert overall["accuracy"] == round(2 / 3, 3)  # one right answer, one right refusal, one wrong answer
+    assert overall["precision"] == 0.5  # one right among the two answered
+    assert report["summary"]["unanswerable"]["refused_unanswerable"] == 1.0
+    assert len(report["records"]) == 3 and all("latency_ms" in r for r in report["records"])
+
+
+@pytest.mark.parametrize(
+    "line,message",
+    [
+        ("{oops", ":2: invalid JSON"),
+        ('{"kind": "single", "gold": ["a"]}', ":2: needs a non-empty 'question'"),
+        ('{"question": "q", "kind": "easy"}', ":2: 'kind' must be one of"),
+        ('{"question": "q", "kind": "single"}', ":2: an answerable question needs 'gold'"),
+        ('{"question": "q", "kind": "multi", "gold": "a"}', ":2: 'gold' and 'answer_facts' must be lists"),
+    ],
+)
+def test_question_file_errors_name_the_line(tmp_path: Path, line, message):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"question": "ok", "kind": "unanswerable"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=message):
+        read_questions(path)
+
+
+def test_development_set_is_large_and_well_formed():
+    questions = read_questions(Path(__file__).parent / "data" / "dev_questions.jsonl")
+    kinds = [q.kind for q in questions]
+    assert len(questions) >= 80 and kinds.count("multi") >= 10 and kinds.count("unanswerable") >= 15
+    assert len({q.id for q in questions}) == len(questions)
+    assert all(q.answer_facts for q in questions if q.kind != "unanswerable")
