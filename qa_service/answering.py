@@ -11,10 +11,10 @@ from .citations import CitationChecker
 from .config import Settings
 from .embeddings import MiniLMEmbedding
 from .errors import BadRequest, ModelError
-from .extractive import is_plural, question_names
+from .extractive import ExtractiveModel, is_plural, question_names
 from .index import Index
 from .models import ChatModel, ModelRequest, Usage, build_model
-from .prompting import REFUSAL, Prompt, build_prompt
+from .prompting import REFUSAL, Prompt, build_prompt, rewrite_messages
 from .retrieval import Retriever
 from .tokens import get_encoding
 
@@ -77,7 +77,7 @@ class Answerer:
     def prepare(self, question: str, k: int | None = None, history: Sequence[dict] = ()) -> Prepared:
         self.index.require_ready()
         started = time.perf_counter()
-        standalone = standalone_question(question, history)
+        standalone = self.standalone(question, history)
         if k is None and is_plural(standalone):
             k = max(self.settings.retrieval_k, 8)  # a question about several papers needs a wider net
         hits = self.retriever.search(standalone, k)
@@ -86,6 +86,16 @@ class Answerer:
             return Prepared(standalone, None, timings)
         prompt = build_prompt(standalone, hits, self._count, self.settings.max_context_tokens, self.settings.answer_tokens, history)
         return Prepared(standalone, prompt, timings)
+
+    def standalone(self, question: str, history: Sequence[dict]) -> str:
+        """A follow-up made standalone: by the model when there is one, else by a fixed rule."""
+        if not history or isinstance(self.model, ExtractiveModel):
+            return standalone_question(question, history)
+        reply = self.model.complete(ModelRequest(rewrite_messages(question, history), question, [], max_tokens=100))
+        rewritten = " ".join(reply.text.split())
+        if not rewritten or len(rewritten) > self.settings.max_question_chars:
+            return standalone_question(question, history)
+        return rewritten
 
     def _request(self, prepared: Prepared) -> ModelRequest:
         assert prepared.prompt is not None

@@ -106,9 +106,14 @@ class CitationChecker:
         exact = text.find(claim)
         if exact >= 0:  # quoted verbatim: the best possible support
             return Citation(source.n, source.paper_id, source.label, claim, exact, exact + len(claim), 1.0, True, sentence_index)
-        claim_terms = set(analyze(claim))
+        claim_terms = set(analyze(claim)) - set(analyze(source.label))  # citing the paper already names it
         weight = sum(self.idf(t) for t in claim_terms) or 1.0
-        lexical = [sum(self.idf(t) for t in claim_terms & set(analyze(text[s:e]))) / weight for s, e in spans]
+        numbers = [n for n in _NUMBER.findall(claim) if not re.fullmatch(r"\d", n)]
+        lexical = [
+            min(1.0, sum(self.idf(t) for t in claim_terms & set(analyze(text[s:e]))) / weight
+                + (0.3 if numbers and all(n in text[s:e] for n in numbers) else 0.0))
+            for s, e in spans
+        ]
         order = sorted(range(len(spans)), key=lambda i: -lexical[i])[:3]
         scores = {i: lexical[i] for i in order}
         if self.embed is not None:
@@ -117,7 +122,7 @@ class CitationChecker:
                 scores[i] = 0.5 * lexical[i] + 0.5 * max(0.0, float(np.dot(vectors[0], vector)))
         best = max(scores, key=scores.get)
         # every number the sentence states must be in the abstract
-        numbers_ok = all(num in text for num in _NUMBER.findall(claim) if not re.fullmatch(r"\d", num))
+        numbers_ok = all(num in text for num in numbers)
         score = scores[best] if numbers_ok else min(scores[best], self.threshold - 0.01)
         start, end = spans[best]
         return Citation(source.n, source.paper_id, source.label, text[start:end], start, end, score, score >= self.threshold, sentence_index)

@@ -119,8 +119,9 @@ class ExtractiveModel:
         extra: list[Candidate] = []
         label = cands[0].source.label
         if is_name_like(label) or " " not in label:
-            if not any(label in c.text for c in chosen):
-                extra += [c for c in cands if label in c.text][:1]
+            named = re.compile(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])")  # the name, not a URL that contains it
+            if not any(named.search(c.text) for c in chosen):
+                extra += [c for c in cands if named.search(c.text)][:1]
         if quantity and not any(_NUMBER.search(c.text) for c in chosen + extra):
             extra += [c for c in cands if _NUMBER.search(c.text) and c not in extra][:1]
         return extra

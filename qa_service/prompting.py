@@ -31,7 +31,14 @@ def prompts_dir() -> Path:
 @functools.lru_cache(maxsize=4)
 def load_templates(folder: Path | None = None) -> dict[str, Template]:
     folder = folder or prompts_dir()
-    return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in ("system", "user", "source")}
+    return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in ("system", "user", "source", "rewrite")}
+
+
+def rewrite_messages(question: str, history: Sequence[dict], max_chars: int = 4000) -> list[dict]:
+    """Messages asking a model to make a follow-up question standalone."""
+    conversation = "\n".join(f"{turn['role']}: {turn['content']}" for turn in history)[-max_chars:]
+    text = load_templates()["rewrite"].substitute(conversation=defuse(conversation), question=defuse(question))
+    return [{"role": "user", "content": text}]
 
 
 def defuse(text: str) -> str:

@@ -1,4 +1,4 @@
-"""create_app(): the JSON API and its error handlers (the chat page joins later)."""
+"""create_app(): the chat page, the JSON API, its error handlers and security headers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import logging
 from typing import Any, Iterator
 
-from flask import Flask, Response, current_app, jsonify, request, stream_with_context
+from flask import Flask, Response, current_app, jsonify, request, send_from_directory, stream_with_context
 from werkzeug.exceptions import HTTPException
 
 from .answering import Answerer, validate_history
@@ -82,6 +82,43 @@ def k_field(data: dict, settings: Settings) -> int:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= settings.max_k:
         raise BadRequest(f"'k' must be a whole number from 1 to {settings.max_k}")
     return k
+
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+
+
+def register_page(app: Flask) -> None:
+    @app.get("/")
+    def page() -> Response:
+        return send_from_directory(app.static_folder, "index.html")
+
+    @app.get("/api/info")
+    def info() -> Any:
+        """What answers and over which corpus: the page shows it."""
+        svc = services()
+        try:
+            stats = svc.index.stats()
+            model = svc.answerer.model.name
+        except QAError as exc:
+            return jsonify(model=None, index={"papers": 0, "built_at": None, "embedding_model": None}, error=exc.to_dict()["error"])
+        return jsonify(model=model, index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        for key, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(key, value)
+        return response
 
 
 def register_api(app: Flask) -> None:
@@ -185,6 +222,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app.json.ensure_ascii = False
     app.extensions["qa"] = Services(settings, index, model)
     register_errors(app)
+    register_page(app)
     register_api(app)
     register_ask(app)
     return app

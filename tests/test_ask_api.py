@@ -133,3 +133,15 @@ def test_real_sdk_end_to_end_through_the_api(seed_settings, seed_index, fake_ser
 
     broken = events(client.post("/api/ask/stream", json={"question": "What is RouterArena?"}))
     assert broken[-1][0] == "error" and broken[-1][1]["error"]["code"] == "model_error"
+
+
+def test_a_real_model_rewrites_the_follow_up_before_retrieval(seed_settings, seed_index):
+    fake = FakeModel(["How much faster is inference with Tequila?", "Tequila gives a 3.0× inference speedup [1]."])
+    client = create_app(seed_settings, index=seed_index, model=fake).test_client()
+    history = [{"role": "user", "content": "What is Tequila?"}, {"role": "assistant", "content": "A ternary quantization method [1]."}]
+    body = client.post("/api/ask", json={"question": "and how much faster is it?", "history": history}).get_json()
+    rewrite, answer = fake.requests
+    assert "What is Tequila?" in rewrite.messages[0]["content"] and "and how much faster is it?" in rewrite.messages[0]["content"]
+    assert body["question"] == "How much faster is inference with Tequila?"
+    assert 'label="Tequila"' in answer.messages[-1]["content"].split("</source>")[0]  # retrieval used the rewrite
+    assert answer.messages[1:3] == history and body["grounded"]
