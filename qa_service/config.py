@@ -51,6 +51,11 @@ class Settings:
     model_timeout: float = _s(60.0, "Seconds before a model call times out (HTTP 504).")
     model_retries: int = _s(2, "Retries on 429/5xx/connection errors, with backoff.")
     support_threshold: float = _s(0.5, "Score at which a cited source counts as supporting a sentence.")
+    api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")
+    rate_limit: str = _s("300 per minute", "Per-client limit on /api/* (flask-limiter syntax); empty turns it off.")
+    rate_limit_storage: str = _s("memory://", "Where rate-limit counters live: memory:// per process, or redis://host:port for several.")
+    cors_origins: str = _s("", "Comma-separated origins allowed to call the API from a browser; empty allows none.")
+    log_json: bool = _s(False, "Write one JSON object per log line (with the request id) instead of plain text.")
     host: str = _s("127.0.0.1", "Address `serve` binds to.")
     port: int = _s(8000, "Port `serve` listens on.")
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import Any, Iterator
 
-from flask import Flask, Response, current_app, jsonify, request, send_from_directory, stream_with_context
+from flask import Flask, Response, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import HTTPException
 
+from . import access
 from .answering import Answerer, validate_history
 from .config import Settings, load_settings
 from .errors import BadRequest, NotIndexed, PayloadTooLarge, QAError
@@ -99,20 +101,24 @@ SECURITY_HEADERS = {
 
 
 def register_page(app: Flask) -> None:
+    index_html = (Path(app.static_folder) / "index.html").read_bytes()  # read once, not per request
+
     @app.get("/")
     def page() -> Response:
-        return send_from_directory(app.static_folder, "index.html")
+        return Response(index_html, mimetype="text/html")
 
     @app.get("/api/info")
     def info() -> Any:
         """What answers and over which corpus: the page shows it."""
         svc = services()
+        auth = bool(svc.settings.api_key)
         try:
             stats = svc.index.stats()
             model = svc.answerer.model.name
         except QAError as exc:
-            return jsonify(model=None, index={"papers": 0, "built_at": None, "embedding_model": None}, error=exc.to_dict()["error"])
-        return jsonify(model=model, index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
+            empty = {"papers": 0, "chunks": 0, "built_at": None, "embedding_model": None}
+            return jsonify(model=None, auth_required=auth, index=empty, error=exc.to_dict()["error"])
+        return jsonify(model=model, auth_required=auth, index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
 
     @app.after_request
     def security_headers(response: Response) -> Response:
@@ -124,11 +130,25 @@ def register_page(app: Flask) -> None:
 def register_api(app: Flask) -> None:
     @app.get("/healthz")
     def healthz() -> Any:
+        """The process is up (even when the index is not): for liveness probes."""
         try:
             papers = services().index.papers.count()
-        except QAError:
+        except Exception:  # noqa: BLE001 - liveness must not depend on the store
             papers = 0
         return jsonify(status="ok", papers=papers)
+
+    @app.get("/readyz")
+    def readyz() -> Any:
+        """Ready to answer: the index opens and holds papers; else 503 saying what to do."""
+        try:
+            index = services().index
+            index.require_ready()
+            return jsonify(status="ready", papers=index.papers.count())
+        except QAError as exc:
+            return jsonify(status="not_ready", **exc.to_dict()), 503
+        except Exception as exc:  # noqa: BLE001 - e.g. the Chroma server went away after start
+            message = f"the index is unreachable ({type(exc).__name__}); check QA_CHROMA_URL / QA_DATA_DIR"
+            return jsonify(status="not_ready", error={"code": "not_ready", "message": message}), 503
 
     @app.get("/api/papers")
     def papers() -> Any:
@@ -222,6 +242,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app.json.ensure_ascii = False
     app.extensions["qa"] = Services(settings, index, model)
     register_errors(app)
+    access.init_app(app, settings)
     register_page(app)
     register_api(app)
     register_ask(app)

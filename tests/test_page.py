@@ -236,3 +236,25 @@ def test_page_sends_csp_and_has_no_inline_script(server):
     assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY"
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
     assert "innerHTML" not in (ROOT / "qa_service" / "static" / "app.js").read_text()
+
+
+def test_page_asks_for_the_api_key_once(page_index, page):
+    settings, index = page_index
+    live = LiveServer(create_app(settings.replace(api_key="page-key-1"), index=index))
+    try:
+        page.goto(live.url)
+        sync_api.expect(page.locator("#key-form")).to_be_visible()
+        page.fill("#api-key", "wrong-key")
+        page.click("#key-form button")
+        page.fill("#question", "What is RouterArena?")
+        page.press("#question", "Enter")
+        sync_api.expect(page.locator("#key-error")).to_have_text("That key was not accepted; try again.")
+        page.fill("#api-key", "page-key-1")
+        page.click("#key-form button")
+        turn = page.locator(".turn").last
+        sync_api.expect(turn.locator(".answer")).to_contain_text("RouterArena", timeout=20_000)
+        sync_api.expect(page.locator("#key-form")).to_be_hidden()
+        ask(page, "What is Tequila?")  # no second prompt: the key is kept for this tab
+        sync_api.expect(page.locator("#key-form")).to_be_hidden()
+    finally:
+        live.stop()

@@ -3,7 +3,42 @@
 "use strict";
 
 const MARKER = /\[(\d+(?:\s*[-–,]\s*\d+)*)\]/g;
-const state = { history: [], papers: null, busy: false };
+const state = { history: [], papers: null, busy: false, key: sessionStorage.getItem("qa-api-key") || "", waitingForKey: null };
+
+function headers(extra = {}) {
+  return state.key ? { ...extra, Authorization: `Bearer ${state.key}` } : extra;
+}
+
+// Ask for the API key once (kept for this tab only); resolves when the user has entered one.
+function askForKey(message) {
+  const form = document.getElementById("key-form");
+  document.getElementById("key-error").textContent = message || "";
+  form.hidden = false;
+  document.getElementById("api-key").focus();
+  if (!state.waitingForKey) {
+    state.waitingForKey = new Promise((resolve) => {
+      form.addEventListener("submit", function done(event) {
+        event.preventDefault();
+        state.key = document.getElementById("api-key").value.trim();
+        sessionStorage.setItem("qa-api-key", state.key);
+        form.hidden = true;
+        form.removeEventListener("submit", done);
+        state.waitingForKey = null;
+        resolve();
+      });
+    });
+  }
+  return state.waitingForKey;
+}
+
+// fetch, asking for the key and trying again when the service answers 401.
+async function authorizedFetch(url, options = {}) {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(url, { ...options, headers: headers(options.headers || {}) });
+    if (response.status !== 401 || attempt >= 3) return response;
+    await askForKey(state.key ? "That key was not accepted; try again." : "");
+  }
+}
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -33,6 +68,7 @@ async function loadStatus() {
   const status = document.getElementById("status");
   try {
     const info = await getJSON("/api/info");
+    if (info.auth_required && !state.key) askForKey();
     const mode = info.model === "extractive" ? "offline extractive mode" : `model: ${info.model}`;
     const built = info.index.built_at ? `indexed ${info.index.built_at.replace("T", " ").replace("Z", " UTC")}` : "not indexed yet";
     status.textContent = `${mode} · ${info.index.papers} papers · ${built}`;
@@ -44,7 +80,7 @@ async function loadStatus() {
 async function getJSON(url) {
   let response;
   try {
-    response = await fetch(url, { headers: { Accept: "application/json" } });
+    response = await authorizedFetch(url, { headers: { Accept: "application/json" } });
   } catch (err) {
     throw new Error("cannot reach the service; check that it is running");
   }
@@ -84,7 +120,7 @@ async function ask(question, historyAtAsk, existing) {
 async function streamAnswer(question, history, onDelta) {
   let response;
   try {
-    response = await fetch("/api/ask/stream", {
+    response = await authorizedFetch("/api/ask/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
       body: JSON.stringify({ question, history }),

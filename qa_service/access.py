@@ -1,0 +1,87 @@
+"""Who may call, how often, from which origins; request ids and the access log.
+
+The API key (QA_API_KEY) guards /api/* and /v1/*; the page itself and /healthz, /readyz
+stay open so that the page can ask for the key and a load balancer can probe.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+from flask import Flask, Response, g, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+
+from .config import Settings
+from .errors import QAError
+
+log = logging.getLogger("qa_service.access")
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+PROTECTED = ("/api/", "/v1/")
+OPEN = ("/api/info",)  # the page needs to know whether a key is required before it has one
+
+
+class Unauthorized(QAError):
+    status = 401
+    code = "unauthorized"
+
+
+def _check_key(settings: Settings) -> None:
+    if not settings.api_key or request.method == "OPTIONS":
+        return
+    if not request.path.startswith(PROTECTED) or request.path in OPEN:
+        return
+    header = request.headers.get("Authorization", "")
+    given = header[7:] if header.startswith("Bearer ") else ""
+    if not hmac.compare_digest(given.encode(), settings.api_key.encode()):
+        raise Unauthorized("this service needs an API key: send 'Authorization: Bearer <key>'")
+
+
+def _cors(response: Response, settings: Settings) -> Response:
+    origin = request.headers.get("Origin")
+    allowed = [o.strip() for o in settings.cors_origins.split(",") if o.strip()]
+    if origin and origin in allowed:
+        response.headers["Access-Control-Allow-Origin"] = origin
+        response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
+        response.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+        response.headers["Vary"] = "Origin"
+    return response
+
+
+def init_app(app: Flask, settings: Settings) -> Limiter | None:
+    """Wire request ids, the key check, CORS and (when configured) rate limits into the app."""
+
+    @app.before_request
+    def start() -> None:
+        given = request.headers.get("X-Request-ID", "")
+        g.request_id = given if _REQUEST_ID.match(given) else uuid.uuid4().hex[:16]
+        g.started = time.perf_counter()
+        _check_key(settings)
+
+    @app.after_request
+    def finish(response: Response) -> Response:
+        response.headers["X-Request-ID"] = g.get("request_id", "-")
+        elapsed = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
+        log.info(
+            "%s %s %s %.1fms", request.method, request.path, response.status_code, elapsed,
+            extra={"request_id": g.get("request_id", "-"), "path": request.path, "status": response.status_code, "ms": round(elapsed, 1)},
+        )
+        return _cors(response, settings)
+
+    if not settings.rate_limit:
+        return None
+    limiter = Limiter(
+        get_remote_address,
+        app=app,
+        default_limits=[settings.rate_limit],
+        storage_uri=settings.rate_limit_storage,
+        headers_enabled=True,
+        default_limits_exempt_when=lambda: not request.path.startswith(PROTECTED),
+    )
+    return limiter
+

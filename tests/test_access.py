@@ -1,0 +1,101 @@
+"""API key, rate limits, CORS, security headers, request ids, readiness, and where keys never go."""
+
+import logging
+import socket
+
+import pytest
+
+from qa_service.models import FakeModel
+from qa_service.web import SECURITY_HEADERS, create_app
+
+
+def app_with(settings, index=None, **changes):
+    return create_app(settings.replace(**changes), index=index)
+
+
+def test_api_key_guards_the_api_but_not_the_page(seed_settings, seed_index):
+    client = app_with(seed_settings, seed_index, api_key="s3cret-key").test_client()
+    denied = client.post("/api/search", json={"question": "RouterArena"})
+    assert denied.status_code == 401 and denied.get_json()["error"]["code"] == "unauthorized"
+    assert client.post("/api/search", json={"question": "RouterArena"}, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    ok = client.post("/api/search", json={"question": "RouterArena"}, headers={"Authorization": "Bearer s3cret-key"})
+    assert ok.status_code == 200
+    assert client.get("/").status_code == 200 and client.get("/healthz").status_code == 200
+    info = client.get("/api/info").get_json()
+    assert info["auth_required"] is True and "s3cret-key" not in str(info)
+
+
+def test_rate_limit_answers_429_json_with_retry_after(seed_settings, seed_index):
+    client = app_with(seed_settings, seed_index, rate_limit="3 per minute").test_client()
+    statuses = [client.post("/api/search", json={"question": "RouterArena"}).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    limited = client.post("/api/search", json={"question": "RouterArena"})
+    assert limited.get_json()["error"]["code"] == "too_many_requests"
+    assert int(limited.headers["Retry-After"]) > 0
+    assert client.get("/healthz").status_code == 200  # probes are not limited
+
+
+def test_no_cors_unless_allowed(seed_settings, seed_index):
+    closed = app_with(seed_settings, seed_index).test_client().get("/api/papers", headers={"Origin": "https://evil.example"})
+    assert "Access-Control-Allow-Origin" not in closed.headers
+    client = app_with(seed_settings, seed_index, cors_origins="https://app.example").test_client()
+    allowed = client.get("/api/papers", headers={"Origin": "https://app.example"})
+    assert allowed.headers["Access-Control-Allow-Origin"] == "https://app.example"
+    assert "Access-Control-Allow-Origin" not in client.get("/api/papers", headers={"Origin": "https://evil.example"}).headers
+
+
+@pytest.mark.parametrize("path", ["/", "/healthz", "/api/papers", "/api/nothing", "/static/app.js"])
+def test_security_headers_and_request_id_on_every_response(seed_settings, seed_index, path):
+    client = app_with(seed_settings, seed_index).test_client()
+    with client.get(path, headers={"X-Request-ID": "abc-123"}) as response:
+        for key, value in SECURITY_HEADERS.items():
+            assert response.headers[key] == value
+        assert response.headers["X-Request-ID"] == "abc-123"
+    with client.get(path, headers={"X-Request-ID": "bad id; <script>"}) as response:
+        assert len(response.headers["X-Request-ID"]) == 16
+
+
+def test_readiness(seed_settings, seed_index, settings, tmp_path):
+    assert app_with(seed_settings, seed_index).test_client().get("/readyz").get_json() == {"status": "ready", "papers": 57}
+    empty = create_app(settings).test_client()
+    response = empty.get("/readyz")
+    assert response.status_code == 503 and "qa-service ingest" in response.get_json()["error"]["message"]
+
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where the data folder should be")
+    broken = create_app(settings.replace(data_dir=str(blocked))).test_client()
+    assert broken.get("/healthz").get_json() == {"status": "ok", "papers": 0}
+    ready = broken.get("/readyz")
+    assert ready.status_code == 503 and "QA_DATA_DIR" in ready.get_json()["error"]["message"]
+    ask = broken.post("/api/ask", json={"question": "What is RouterArena?"})
+    assert ask.status_code == 503 and "qa-service ingest" in ask.get_json()["error"]["message"]
+
+
+def test_unreachable_chroma_server_is_503_and_healthz_stays_up(settings):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens here once the socket closes
+    client = create_app(settings.replace(chroma_url=f"http://127.0.0.1:{port}")).test_client()
+    assert client.get("/healthz").status_code == 200
+    assert client.get("/readyz").status_code == 503
+    response = client.post("/api/search", json={"question": "RouterArena"})
+    assert response.status_code == 503 and "QA_CHROMA_URL" in response.get_json()["error"]["message"]
+
+
+def test_keys_never_reach_logs_health_or_page(seed_settings, seed_index, caplog):
+    from qa_service.errors import ModelError
+
+    settings = seed_settings.replace(openai_api_key="sk-never-show-me", api_key="qa-key-never-show")
+    fake = FakeModel([ModelError("the model server at http://x rejected the API key (401); check OPENAI_API_KEY")])
+    client = create_app(settings, index=seed_index, model=fake).test_client()
+    auth = {"Authorization": "Bearer qa-key-never-show"}
+    with caplog.at_level(logging.DEBUG):
+        bodies = [
+            client.get("/healthz").get_data(as_text=True),
+            client.get("/api/info").get_data(as_text=True),
+            client.get("/").get_data(as_text=True),
+            client.post("/api/ask", json={"question": "What is RouterArena?"}, headers=auth).get_data(as_text=True),
+        ]
+    everything = " ".join(bodies) + " ".join(r.getMessage() + str(r.__dict__) for r in caplog.records)
+    assert "sk-never-show-me" not in everything and "qa-key-never-show" not in everything
+    assert any(getattr(r, "request_id", None) for r in caplog.records if r.name == "qa_service.access")
