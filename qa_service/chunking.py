@@ -26,6 +26,18 @@ class Chunk:
         return f"{self.paper_id}#{self.position}"
 
 
+def _longest_fit(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> int:
+    """Largest cut in (start, end] with count(text[start:cut]) <= max_tokens; at least one character."""
+    low, high = start + 1, end
+    while low < high:
+        middle = (low + high + 1) // 2
+        if count(text[start:middle]) <= max_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def _split_long(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> list[tuple[int, int]]:
     """Cut a sentence longer than the window at word boundaries."""
     pieces: list[tuple[int, int]] = []
@@ -40,8 +52,8 @@ def _split_long(text: str, start: int, end: int, max_tokens: int, count: TokenCo
             piece_start = last_good + 1
             last_good = None
             continue
-        if count(text[piece_start:nxt]) > max_tokens:  # one huge "word": cut by characters
-            cut = piece_start + max(1, max_tokens)
+        if count(text[piece_start:nxt]) > max_tokens:  # one huge "word": the longest prefix that fits
+            cut = _longest_fit(text, piece_start, nxt, max_tokens, count)
             pieces.append((piece_start, cut))
             piece_start = pos = cut
             continue

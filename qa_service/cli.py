@@ -54,8 +54,17 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
     settings = settings_from(ctx)
     papers = load_corpus(paths or [settings.seeds_dir])  # everything is validated before any write
     index = Index(settings)
-    with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
-        summary = index.ingest(papers, sync=sync, progress=bar.update)
+    if sys.stderr.isatty():
+        with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
+            summary = index.ingest(papers, sync=sync, progress=bar.update)
+    else:  # logs and pipes get one line per written batch
+        done = [0]
+
+        def report(count: int) -> None:
+            done[0] += count
+            click.echo(f"ingested {done[0]}/{len(papers)} papers", err=True)
+
+        summary = index.ingest(papers, sync=sync, progress=report)
     click.echo(
         f"{summary.papers} papers ({summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged, "
         f"{summary.removed} removed), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"
@@ -189,3 +198,7 @@ def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | N
     click.echo(format_answer_table(report["answers"]))
     if json_out:
         json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m qa_service.cli
+    main()

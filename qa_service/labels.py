@@ -113,7 +113,7 @@ def assign_labels(papers: Iterable["Paper"]) -> None:
         frequency.update(set(_bold_terms(paper.abstract)) - name_candidates(paper.text))
     used: Counter = Counter()
     for paper in papers:
-        paper.label = paper.title or derive_label(paper, frequency)
+        paper.label = paper.title or derive_label(paper, frequency) or paper.id
         used[paper.label] += 1
     for paper in papers:
         if used[paper.label] > 1:

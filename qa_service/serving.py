@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import sys
 from typing import Any
 
+from flask import g, has_request_context
 from gunicorn.app.base import BaseApplication
 
 from .config import Settings
@@ -24,6 +28,40 @@ class _Gunicorn(BaseApplication):
         return create_app(self.settings)
 
 
+class RequestIdFilter(logging.Filter):
+    """Every record carries the request id (or '-' outside a request)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(record, "request_id", None):
+            record.request_id = g.get("request_id", "-") if has_request_context() else "-"
+        return True
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {"time": self.formatTime(record), "level": record.levelname, "logger": record.name,
+                 "message": record.getMessage(), "request_id": getattr(record, "request_id", "-")}
+        for key in ("path", "status", "ms"):
+            if hasattr(record, key):
+                entry[key] = getattr(record, key)
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def configure_logging(settings: Settings) -> None:
+    """One handler on stderr, plain or JSON lines, with the request id on every line."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(RequestIdFilter())
+    if settings.log_json:
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
 def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4) -> None:
     """One worker process: an embedded Chroma store must not be opened by several processes."""
     options = {
@@ -32,6 +70,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4) -> 
         "threads": threads,
         "worker_class": "gthread",
         "timeout": int(settings.model_timeout) + 30,
-        "accesslog": "-",
+        "accesslog": None,  # qa_service.access logs each request, with its id
     }
+    configure_logging(settings)
     _Gunicorn(settings, options).run()

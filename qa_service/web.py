@@ -16,6 +16,7 @@ from .config import Settings, load_settings
 from .errors import BadRequest, NotIndexed, PayloadTooLarge, QAError
 from .index import Index
 from .models import ChatModel
+from .openapi import openapi_spec
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,10 @@ def register_page(app: Flask) -> None:
             empty = {"papers": 0, "chunks": 0, "built_at": None, "embedding_model": None}
             return jsonify(model=None, auth_required=auth, index=empty, error=exc.to_dict()["error"])
         return jsonify(model=model, auth_required=auth, index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
+
+    @app.get("/openapi.json")
+    def openapi() -> Any:
+        return jsonify(openapi_spec(services().settings))
 
     @app.after_request
     def security_headers(response: Response) -> Response:

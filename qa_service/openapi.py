@@ -1,0 +1,106 @@
+"""The OpenAPI 3 document of every route, served at /openapi.json and fuzzed by schemathesis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Settings
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict:
+    words = {400: "Bad request", 401: "Missing or wrong API key", 404: "Not found", 413: "Too large",
+             415: "Not JSON", 429: "Rate limited", 502: "Model failed", 503: "Not ready", 504: "Model timed out"}
+    return {str(code): _json(ERROR, words[code]) for code in codes}
+
+
+def openapi_spec(settings: Settings) -> dict[str, Any]:
+    question = {"type": "string", "minLength": 1, "maxLength": settings.max_question_chars, "pattern": r"\S"}
+    k = {"type": "integer", "minimum": 1, "maximum": settings.max_k}
+    turn = {"type": "object", "required": ["role", "content"], "properties": {
+        "role": {"type": "string", "enum": ["user", "assistant"]}, "content": {"type": "string", "maxLength": 4000}}}
+    ask_body = {"type": "object", "required": ["question"], "properties": {
+        "question": question, "k": k, "history": {"type": "array", "items": turn, "maxItems": settings.max_history_turns}}}
+    common = _errors(429) if settings.rate_limit else {}
+    if settings.api_key:
+        common.update(_errors(401))
+    api = {**common, **_errors(503)}
+    body_errors = _errors(400, 413, 415)
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "qa-service", "version": "0.1.0", "description": "Cited answers over ICLR 2026 abstracts."},
+        "paths": {
+            "/healthz": {"get": {"responses": {"200": _json({"$ref": "#/components/schemas/Health"}, "Up")}}},
+            "/readyz": {"get": {"responses": {
+                "200": _json({"$ref": "#/components/schemas/Health"}, "Ready"),
+                "503": _json({"type": "object", "required": ["status", "error"]}, "Not ready")}}},
+            "/api/info": {"get": {"responses": {"200": _json({"$ref": "#/components/schemas/Info"}, "What answers"), **common}}},
+            "/api/papers": {"get": {
+                "parameters": [{"name": "q", "in": "query", "required": False, "schema": {"type": "string", "maxLength": 200}}],
+                "responses": {"200": _json({"$ref": "#/components/schemas/PaperList"}, "Papers"), **api}}},
+            "/api/papers/{paper_id}": {"get": {
+                "parameters": [{"name": "paper_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}],
+                "responses": {"200": _json({"$ref": "#/components/schemas/Paper"}, "One paper"), **api, **_errors(404)}}},
+            "/api/search": {"post": {
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["question"], "properties": {"question": question, "k": k}}}}},
+                "responses": {"200": _json({"$ref": "#/components/schemas/SearchResults"}, "Ranked papers"), **api, **body_errors}}},
+            "/api/ask": {"post": {
+                "requestBody": {"required": True, "content": {"application/json": {"schema": ask_body}}},
+                "responses": {"200": _json({"$ref": "#/components/schemas/Answer"}, "A cited answer"), **api, **body_errors, **_errors(502, 504)}}},
+            "/api/ask/stream": {"post": {
+                "requestBody": {"required": True, "content": {"application/json": {"schema": ask_body}}},
+                "responses": {"200": {"description": "Server-sent events: delta {text}..., then final (an Answer) or error",
+                                      "content": {"text/event-stream": {"schema": {
+                                          "type": "object", "required": ["event", "data"], "properties": {
+                                              "event": {"type": "string", "enum": ["delta", "final", "error"]},
+                                              "data": {"type": "string"}}}}}},
+                              **api, **body_errors, **_errors(502, 504)}}},
+        },
+        "components": {"schemas": _schemas()},
+    }
+
+
+def _schemas() -> dict:
+    string, integer, number, boolean = ({"type": t} for t in ("string", "integer", "number", "boolean"))
+    nullable_string = {"type": "string", "nullable": True}
+    evidence = {"type": "object", "required": ["text", "start", "end"], "properties": {"text": string, "start": integer, "end": integer}}
+    citation = {"type": "object", "required": ["n", "paper_id", "label", "quote", "start", "end", "score", "supported"], "properties": {
+        "n": integer, "paper_id": string, "label": string, "quote": string, "start": integer, "end": integer,
+        "score": number, "supported": boolean, "sentence": integer}}
+    index = {"type": "object", "required": ["papers", "built_at", "embedding_model"], "properties": {
+        "papers": integer, "chunks": integer, "built_at": nullable_string, "embedding_model": nullable_string}}
+    return {
+        "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+            "type": "object", "required": ["code", "message"], "properties": {"code": string, "message": string}}}},
+        "Health": {"type": "object", "required": ["status", "papers"], "properties": {"status": string, "papers": integer}},
+        "Info": {"type": "object", "required": ["model", "auth_required", "index"], "properties": {
+            "model": nullable_string, "auth_required": boolean, "index": index}},
+        "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {"total": integer, "papers": {
+            "type": "array", "items": {"type": "object", "required": ["id", "label"], "properties": {
+                "id": string, "label": string, "title": string, "year": {"type": "integer", "nullable": True}}}}}},
+        "Paper": {"type": "object", "required": ["id", "label", "text", "abstract"], "properties": {
+            "id": string, "label": string, "title": string, "text": string, "abstract": string, "source": string,
+            "authors": {"type": "array", "items": string}, "keywords": {"type": "array", "items": string},
+            "year": {"type": "integer", "nullable": True}, "venue": string, "url": string}},
+        "SearchResults": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {
+            "type": "object", "required": ["paper_id", "label", "score", "evidence"], "properties": {
+                "paper_id": string, "label": string, "score": number, "evidence": {"type": "array", "items": evidence}}}}}},
+        "Answer": {"type": "object", "required": [
+            "answer", "citations", "grounded", "insufficient_evidence", "warnings", "model", "usage", "timings_ms", "index"],
+            "properties": {
+                "answer": string, "citations": {"type": "array", "items": citation}, "grounded": boolean,
+                "insufficient_evidence": boolean, "warnings": {"type": "array", "items": string}, "model": string,
+                "question": string,
+                "sources": {"type": "array", "items": {"type": "object", "properties": {"n": integer, "paper_id": string, "label": string}}},
+                "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens"], "properties": {
+                    "prompt_tokens": integer, "completion_tokens": integer}},
+                "timings_ms": {"type": "object", "required": ["retrieve", "generate", "total"], "properties": {
+                    "retrieve": number, "generate": number, "total": number}},
+                "index": index}},
+    }
