@@ -31,6 +31,7 @@ from .lexical import LexicalIndex, empty_lexical
 from .tokens import get_encoding
 
 Progress = Callable[[int], None]
+MANIFEST_TTL = 2.0
 
 
 @dataclass
@@ -75,6 +76,9 @@ class Index:
         self.papers = self._collection("papers")
         self._encoding = get_encoding(settings.tokenizer_encoding)
         self.lexical = empty_lexical()
+        self._manifest_cache: dict | None = None
+        self._manifest_read_at = 0.0
+        self._stats: dict | None = None
 
     # -- opening ---------------------------------------------------------------
     def _collection(self, kind: str) -> Any:
@@ -109,10 +113,20 @@ class Index:
         return self.settings.data_path / f"{self.settings.collection}.bm25"
 
     def manifest(self) -> dict:
+        """The manifest as on disk now."""
         try:
             return json.loads(self._manifest_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+
+    def current_manifest(self) -> dict:
+        """The manifest, re-read at most every MANIFEST_TTL seconds: no file I/O on most requests,
+        yet another process's ingest is noticed within seconds."""
+        now = time.monotonic()
+        if self._manifest_cache is None or now - self._manifest_read_at > MANIFEST_TTL:
+            self._manifest_cache = self.manifest()
+            self._manifest_read_at = now
+        return self._manifest_cache
 
     def _write_manifest(self, data: dict) -> None:
         self._manifest_path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,14 +134,16 @@ class Index:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.replace(tmp, self._manifest_path)
+        self._manifest_cache, self._manifest_read_at, self._stats = data, time.monotonic(), None
 
     def load_lexical(self) -> LexicalIndex:
         """Load BM25 for the current corpus version; rebuild it only when it is stale."""
-        version = self.manifest().get("version", "")
+        manifest = self.current_manifest()
+        version = manifest.get("version", "")
         if self.lexical.version == version and (self.lexical.chunk_ids or not version):
             return self.lexical
         loaded = LexicalIndex.load(self._bm25_path) if self._bm25_path.exists() else None
-        if loaded is None or loaded.version != version or self.manifest().get("state") != "ready":
+        if loaded is None or loaded.version != version or manifest.get("state") != "ready":
             loaded = self._build_lexical(version)
         self.lexical = loaded
         return loaded
@@ -171,7 +187,7 @@ class Index:
             manifest = {**manifest, "state": "ingesting", "version": uuid.uuid4().hex[:12]}
             self._write_manifest(manifest)
         chunk_count = 0
-        batch_size = max(1, self.settings.embedding_batch_size * 4)
+        batch_size = max(1, self.settings.ingest_batch_papers)
         for begin in range(0, len(todo), batch_size):
             batch = todo[begin : begin + batch_size]
             chunk_count += self._write_papers(batch, existing)
@@ -184,12 +200,12 @@ class Index:
         if changed or manifest.get("state") != "ready":
             manifest.update(
                 state="ready",
+                version=uuid.uuid4().hex[:12],  # a new version: readers drop what they built mid-ingest
                 built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 embedding_model=self.model_id,
                 papers=self.papers.count(),
                 chunks=self.chunks.count(),
             )
-            manifest.setdefault("version", uuid.uuid4().hex[:12])
             self._write_manifest(manifest)
             self.lexical = self._build_lexical(manifest["version"])
         added = sum(1 for p in todo if p.id not in existing)
@@ -238,17 +254,20 @@ class Index:
 
     # -- reading -----------------------------------------------------------------
     def stats(self) -> dict:
-        manifest = self.manifest()
-        return {
-            "papers": self.papers.count(),
-            "chunks": self.chunks.count(),
-            "built_at": manifest.get("built_at"),
-            "embedding_model": self.model_id,
-            "version": manifest.get("version"),
-        }
+        """Counts and build date, computed once per corpus version."""
+        manifest = self.current_manifest()
+        if self._stats is None or self._stats["version"] != manifest.get("version"):
+            self._stats = {
+                "papers": self.papers.count(),
+                "chunks": self.chunks.count(),
+                "built_at": manifest.get("built_at"),
+                "embedding_model": self.model_id,
+                "version": manifest.get("version"),
+            }
+        return self._stats
 
     def require_ready(self) -> None:
-        if self.papers.count() == 0:
+        if self.stats()["papers"] == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")
 
     def get_papers(self, ids: Sequence[str]) -> dict[str, dict]:

@@ -62,7 +62,7 @@ def test_sync_removes_papers_no_longer_present(settings, tmp_path):
 
 
 def test_interrupted_ingest_resumes_without_duplicates(settings, tmp_path):
-    settings = settings.replace(embedding_batch_size=1)  # four papers per write batch
+    settings = settings.replace(ingest_batch_papers=4)
     abstracts = [f"Paper {i} studies topic {i}. It proposes Method{i}. Results improve." for i in range(10)]
     papers = load_corpus([write_seed_file(tmp_path / "s.txt", abstracts)])
     index = Index(settings)

@@ -13,7 +13,7 @@ from tests.conftest import ROOT, SEEDS, make_settings
 
 def test_sigkill_midway_then_resume(tmp_path):
     data = tmp_path / "data"
-    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_EMBEDDING_BATCH_SIZE": "1", "QA_CONFIG": str(ROOT / "config" / "default.toml")}
+    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_INGEST_BATCH_PAPERS": "4", "QA_CONFIG": str(ROOT / "config" / "default.toml")}
     command = [sys.executable, "-m", "qa_service.cli", "ingest", str(SEEDS)]
     manifest = data / "iclr2026.manifest.json"
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -1,0 +1,65 @@
+"""Helpers the benchmarks share: a production server on loopback, RSS, percentiles."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(data_dir: str, extra_env: dict | None = None, threads: int = 8) -> tuple[subprocess.Popen, str, float]:
+    """`qa-service serve` (gunicorn) on 127.0.0.1; returns the process, its URL and seconds until /healthz answered."""
+    port = free_port()
+    env = {**os.environ, "QA_DATA_DIR": data_dir, "QA_RATE_LIMIT": "", **(extra_env or {})}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port), "--threads", str(threads)],
+        env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if requests.get(url + "/healthz", timeout=1).ok:
+                return process, url, time.perf_counter() - started
+        except requests.ConnectionError:
+            pass
+        if process.poll() is not None:
+            raise RuntimeError("the server exited during start-up")
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the server did not answer /healthz within 30 s")
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (gunicorn master + worker), in MB."""
+    total = 0
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(p) for p in children.read_text().split()]
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total / 1024
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
