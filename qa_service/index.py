@@ -270,11 +270,13 @@ class Index:
         if self.stats()["papers"] == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")
 
-    def get_papers(self, ids: Sequence[str]) -> dict[str, dict]:
+    def get_papers(self, ids: Sequence[str], with_text: bool = True) -> dict[str, dict]:
+        """Paper records by id; without text (metadata only) when only labels are needed."""
         if not ids:
             return {}
-        found = self.papers.get(ids=list(ids), include=["documents", "metadatas"])
-        return {pid: _paper_record(pid, doc, meta) for pid, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])}
+        found = self.papers.get(ids=list(ids), include=["documents", "metadatas"] if with_text else ["metadatas"])
+        docs = found["documents"] if with_text else [None] * len(found["ids"])
+        return {pid: _paper_record(pid, doc, meta) for pid, doc, meta in zip(found["ids"], docs, found["metadatas"])}
 
     def get_paper(self, paper_id: str) -> dict:
         record = self.get_papers([paper_id]).get(paper_id)

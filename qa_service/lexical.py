@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 import bm25s
+import numpy as np
 import Stemmer
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
@@ -44,6 +45,9 @@ class LexicalIndex:
         self.papers = papers
         self.version = version
         self._vocab = getattr(retriever, "vocab_dict", None) or {}
+        self._paper_ids = sorted({cid.rsplit("#", 1)[0] for cid in chunk_ids})
+        position = {pid: i for i, pid in enumerate(self._paper_ids)}
+        self._chunk_paper = np.array([position[cid.rsplit("#", 1)[0]] for cid in chunk_ids], dtype=np.int64)
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str) -> "LexicalIndex":
@@ -64,6 +68,27 @@ class LexicalIndex:
         """Rarity of a term across papers; unseen terms count as rare as a singleton."""
         df = self.paper_df.get(term, 0)
         return math.log((self.papers + 1) / (df + 0.5))
+
+    def papers_with(self, terms: set[str]) -> dict[str, set[str]]:
+        """For each term, the papers whose chunks contain it (read off the BM25 matrix, no text)."""
+        scores = getattr(self.retriever, "scores", None)
+        found: dict[str, set[str]] = {}
+        for term in terms:
+            tid = self._vocab.get(term)
+            if tid is None or not scores:
+                found[term] = set()
+                continue
+            docs = scores["indices"][scores["indptr"][tid] : scores["indptr"][tid + 1]]
+            found[term] = {self._paper_ids[i] for i in np.unique(self._chunk_paper[docs])}
+        return found
+
+    def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
+        """Share of the terms' IDF weight each paper contains."""
+        total = sum(self.idf(t) for t in terms)
+        if not terms or total <= 0:
+            return {pid: 0.0 for pid in paper_ids}
+        holders = self.papers_with(terms)
+        return {pid: sum(self.idf(t) for t in terms if pid in holders[t]) / total for pid in paper_ids}
 
     def search(self, question: str, n: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) best first; empty when no term of the question is indexed."""

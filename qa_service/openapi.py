@@ -61,6 +61,21 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
                                               "event": {"type": "string", "enum": ["delta", "final", "error"]},
                                               "data": {"type": "string"}}}}}},
                               **api, **body_errors, **_errors(502, 504)}}},
+            "/metrics": {"get": {"responses": {"200": {"description": "Prometheus metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
+            "/v1/models": {"get": {"responses": {"200": _json({"type": "object", "required": ["object", "data"]}, "The one model"), **common}}},
+            "/v1/chat/completions": {"post": {
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["messages"], "properties": {
+                        "model": {"type": "string"}, "stream": {"type": "boolean"},
+                        "messages": {"type": "array", "minItems": 1, "maxItems": settings.max_history_turns + 1, "items": {
+                            "type": "object", "required": ["role", "content"], "properties": {
+                                "role": {"type": "string", "enum": ["system", "user", "assistant"]},
+                                "content": {"type": "string", "maxLength": settings.max_question_chars}}}}}}}}},
+                "responses": {
+                    "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
+                                        "text/event-stream": {"schema": {"type": "object", "required": ["data"], "properties": {"data": {"type": "string"}}}}}},
+                    **api, **body_errors, **_errors(502, 504)}}},
         },
         "components": {"schemas": _schemas()},
     }
@@ -91,6 +106,9 @@ def _schemas() -> dict:
         "SearchResults": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {
             "type": "object", "required": ["paper_id", "label", "score", "evidence"], "properties": {
                 "paper_id": string, "label": string, "score": number, "evidence": {"type": "array", "items": evidence}}}}}},
+        "ChatCompletion": {"type": "object", "required": ["id", "object", "choices", "citations"], "properties": {
+            "id": string, "object": string, "model": string, "choices": {"type": "array", "items": {"type": "object"}},
+            "citations": {"type": "array", "items": citation}, "grounded": boolean}},
         "Answer": {"type": "object", "required": [
             "answer", "citations", "grounded", "insufficient_evidence", "warnings", "model", "usage", "timings_ms", "index"],
             "properties": {

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from .config import Settings
 from .index import Index
 from .labels import is_name_like
-from .lexical import analyze, content_terms
+from .lexical import LexicalIndex, analyze, content_terms
 
 _WORD = re.compile(r"[\w²³\-]+")
 
@@ -24,11 +24,14 @@ def _names_in(question: str) -> set[str]:
     return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
 
 
-def _is_named(names: set[str], record: dict) -> bool:
+def _is_named(names: set[str], record: dict, lexical: LexicalIndex) -> bool:
     """The question names this paper: its label, or a name-shaped token its text contains."""
     label = record["label"].lower()
-    text = record["text"]
-    return any(n.lower() == label or (is_name_like(n) and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text)) for n in names)
+    if any(n.lower() == label for n in names):
+        return True
+    shaped = {t for n in names if is_name_like(n) for t in analyze(n)}
+    holders = lexical.papers_with(shaped)
+    return any(record["id"] in holders[t] for t in shaped)
 
 
 @dataclass
@@ -96,8 +99,8 @@ class Retriever:
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
-        papers = self.index.get_papers(candidates)
-        terms = content_terms(question)
+        papers = self.index.get_papers(candidates, with_text=False)
+        coverage = lexical.coverage(content_terms(question), candidates)
         names = _names_in(question)
         hits: list[PaperHit] = []
         for pid in candidates:
@@ -106,7 +109,7 @@ class Retriever:
             record = papers[pid]
             hit = PaperHit(
                 pid, record["label"], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                self._coverage(terms, record["text"]), named=_is_named(names, record), text=record["text"],
+                coverage[pid], named=_is_named(names, record, lexical),
             )
             if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
                 continue
@@ -116,16 +119,10 @@ class Retriever:
                 break
         if floor and hits and not any(self.is_relevant(h) for h in hits):
             return []
+        texts = self.index.get_papers([h.paper_id for h in hits])  # full text only for what is returned
+        for hit in hits:
+            hit.text = texts[hit.paper_id]["text"]
         return hits
-
-    def _coverage(self, terms: set[str], text: str) -> float:
-        """Share of the question's IDF weight whose terms occur in the paper."""
-        if not terms:
-            return 0.0
-        lexical = self.index.lexical
-        present = set(analyze(text))
-        total = sum(lexical.idf(t) for t in terms)
-        return sum(lexical.idf(t) for t in terms if t in present) / total if total > 0 else 0.0
 
     def is_relevant(self, hit: PaperHit) -> bool:
         """Does this hit show the question is about the corpus at all?"""

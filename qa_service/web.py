@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from flask import Flask, Response, current_app, jsonify, request, stream_with_context
 from werkzeug.exceptions import HTTPException
 
-from . import access
+from . import access, facade, metrics
 from .answering import Answerer, validate_history
 from .config import Settings, load_settings
 from .errors import BadRequest, NotIndexed, PayloadTooLarge, QAError
@@ -196,7 +196,9 @@ def register_ask(app: Flask) -> None:
     @app.post("/api/ask")
     def ask() -> Any:
         question, k, history = ask_arguments()
-        return jsonify(services().answerer.ask(question, k, history))
+        result = services().answerer.ask(question, k, history)
+        app.extensions["qa_metrics"].observe_answer(result)
+        return jsonify(result)
 
     @app.post("/api/ask/stream")
     def ask_stream() -> Response:
@@ -209,6 +211,8 @@ def register_ask(app: Flask) -> None:
             yield first
             try:
                 for kind, payload in events:
+                    if kind == "final":
+                        app.extensions["qa_metrics"].observe_answer(payload)
                     yield event_text(kind, payload)
             except QAError as exc:
                 yield sse("error", exc.to_dict())
@@ -248,7 +252,12 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app.extensions["qa"] = Services(settings, index, model)
     register_errors(app)
     access.init_app(app, settings)
+    app.extensions["qa_metrics"] = metrics.init_app(app, lambda: services().index.stats())
     register_page(app)
     register_api(app)
     register_ask(app)
+    facade.register(
+        app, lambda: services().answerer, json_body, lambda: services().settings,
+        lambda result: app.extensions["qa_metrics"].observe_answer(result),
+    )
     return app
