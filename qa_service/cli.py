@@ -150,15 +150,16 @@ def papers(ctx: click.Context, as_json: bool) -> None:
 @main.command()
 @click.option("--host", default=None, help="Address to bind (default from settings: 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default from settings: 8000).")
-@click.option("--threads", default=4, show_default=True, help="Request threads of the server.")
+@click.option("--threads", default=4, show_default=True, help="Request threads per worker.")
+@click.option("--workers", default=1, show_default=True, help="Worker processes (more than 1 needs QA_CHROMA_URL).")
 @click.pass_context
 @friendly_errors
-def serve(ctx: click.Context, host: str | None, port: int | None, threads: int) -> None:
-    """Serve the API (and the chat page) with gunicorn, one process."""
+def serve(ctx: click.Context, host: str | None, port: int | None, threads: int, workers: int) -> None:
+    """Serve the API and the chat page with gunicorn."""
     settings = settings_from(ctx)
     from .serving import run_gunicorn
 
-    run_gunicorn(settings, host or settings.host, port or settings.port, threads)
+    run_gunicorn(settings, host or settings.host, port or settings.port, threads, workers)
 
 
 @main.command(name="eval")

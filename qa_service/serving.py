@@ -11,6 +11,7 @@ from flask import g, has_request_context
 from gunicorn.app.base import BaseApplication
 
 from .config import Settings
+from .errors import ConfigError
 from .web import create_app
 
 
@@ -62,11 +63,22 @@ def configure_logging(settings: Settings) -> None:
     root.setLevel(logging.INFO)
 
 
-def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4) -> None:
-    """One worker process: an embedded Chroma store must not be opened by several processes."""
+def check_workers(settings: Settings, workers: int) -> None:
+    """Several processes must share a Chroma server: a local PersistentClient is not process-safe."""
+    if workers > 1 and not settings.chroma_url:
+        raise ConfigError(
+            f"{workers} workers cannot share the embedded store in {settings.data_dir} (Chroma's local client is "
+            "not safe across processes): start a Chroma server (chroma run --path DIR --host 127.0.0.1 --port 8001) "
+            "and set QA_CHROMA_URL=http://127.0.0.1:8001, or use --workers 1"
+        )
+
+
+def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4, workers: int = 1) -> None:
+    """gunicorn with gthread workers; each worker opens its own Chroma client after the fork."""
+    check_workers(settings, workers)
     options = {
         "bind": f"{host}:{port}",
-        "workers": 1,
+        "workers": workers,
         "threads": threads,
         "worker_class": "gthread",
         "timeout": int(settings.model_timeout) + 30,
