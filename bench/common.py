@@ -30,17 +30,24 @@ def start_server(data_dir: str, extra_env: dict | None = None, threads: int = 8)
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
+    wait_until_up(url, "/healthz", process)
+    return process, url, time.perf_counter() - started
+
+
+def wait_until_up(url: str, path: str, process: subprocess.Popen, seconds: float = 60.0) -> None:
+    """Poll url+path until it answers 2xx; fail early if the process died, kill it on time-out."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
         try:
-            if requests.get(url + "/healthz", timeout=1).ok:
-                return process, url, time.perf_counter() - started
-        except requests.ConnectionError:
+            if requests.get(url + path, timeout=5).ok:
+                return
+        except requests.RequestException:  # not listening yet, or still opening the index
             pass
         if process.poll() is not None:
-            raise RuntimeError("the server exited during start-up")
+            raise RuntimeError(f"{process.args[0]} exited before {url}{path} answered")
         time.sleep(0.05)
     process.kill()
-    raise RuntimeError("the server did not answer /healthz within 30 s")
+    raise RuntimeError(f"{url}{path} did not answer within {seconds:.0f} s")
 
 
 def tree_rss_mb(pid: int) -> float:

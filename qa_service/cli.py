@@ -84,7 +84,7 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
         raise click.UsageError("QUESTION must not be empty")
     index = Index(settings)
     index.require_ready()
-    hits = Retriever(index, settings).search(question, k)
+    hits = Retriever(index, settings).search(question, k, texts=False)
     if as_json:
         click.echo(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
         return

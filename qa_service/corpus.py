@@ -6,7 +6,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from .errors import CorpusError
 from .labels import assign_labels
@@ -78,10 +78,9 @@ def read_seed_file(path: Path) -> list[Paper]:
     return papers
 
 
-def read_jsonl_file(path: Path) -> list[Paper]:
-    """One JSON object per line: id, title, abstract and optional OpenReview-style fields."""
+def iter_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line; a bad line is an error naming it."""
     text = _decode(path, path.read_bytes())
-    papers: list[Paper] = []
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -91,7 +90,12 @@ def read_jsonl_file(path: Path) -> list[Paper]:
             raise CorpusError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
         if not isinstance(obj, dict):
             raise CorpusError(f"{path}:{lineno}: expected a JSON object")
-        papers.append(_paper_from_json(obj, path, lineno))
+        yield lineno, obj
+
+
+def read_jsonl_file(path: Path) -> list[Paper]:
+    """One JSON object per line: id, title, abstract and optional OpenReview-style fields."""
+    papers = [_paper_from_json(obj, path, lineno) for lineno, obj in iter_jsonl(path)]
     if not papers:
         raise CorpusError(f"{path}:1: no papers in the file")
     return papers

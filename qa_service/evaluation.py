@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .corpus import iter_jsonl
 from .errors import CorpusError
 from .retrieval import Retriever
 
@@ -27,14 +27,8 @@ class Question:
 def read_questions(path: Path) -> list[Question]:
     """The JSONL question file; a bad line is reported with its number."""
     items: list[Question] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
-        if not isinstance(obj, dict) or not isinstance(obj.get("question"), str) or not obj["question"].strip():
+    for lineno, obj in iter_jsonl(path):
+        if not isinstance(obj.get("question"), str) or not obj["question"].strip():
             raise CorpusError(f"{path}:{lineno}: needs a non-empty 'question'")
         if obj.get("kind") not in KINDS:
             raise CorpusError(f"{path}:{lineno}: 'kind' must be one of {', '.join(KINDS)}")

@@ -155,7 +155,9 @@ class Index:
                 ids.append(cid)
                 texts.append(doc)
                 pids.append(meta["paper_id"])
-        lexical = LexicalIndex.build(ids, texts, pids, version) if ids else empty_lexical(version)
+        labels = {pid: meta.get("label", pid) for batch in self._scan(self.papers, include=["metadatas"])
+                  for pid, meta in zip(batch["ids"], batch["metadatas"])}
+        lexical = LexicalIndex.build(ids, texts, pids, version, labels) if ids else empty_lexical(version)
         if ids:
             lexical.save(self._bm25_path)
         return lexical
@@ -298,7 +300,7 @@ class Index:
 
     def dense_chunks(self, question: str, n: int) -> list[tuple[str, float, dict]]:
         """(chunk id, cosine similarity, chunk record), best first."""
-        total = self.chunks.count()
+        total = self.stats()["chunks"]
         if total == 0:
             return []
         vector = self.embedder.embed_query([question])[0]

@@ -38,8 +38,10 @@ def content_terms(text: str) -> set[str]:
 class LexicalIndex:
     """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
 
-    def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str):
+    def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str,
+                 labels: dict[str, str] | None = None):
         self.retriever = retriever
+        self.labels = labels or {}
         self.chunk_ids = chunk_ids
         self.paper_df = paper_df
         self.papers = papers
@@ -50,7 +52,8 @@ class LexicalIndex:
         self._chunk_paper = np.array([position[cid.rsplit("#", 1)[0]] for cid in chunk_ids], dtype=np.int64)
 
     @classmethod
-    def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str) -> "LexicalIndex":
+    def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
+              labels: dict[str, str] | None = None) -> "LexicalIndex":
         tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokenized, show_progress=False)
@@ -62,7 +65,7 @@ class LexicalIndex:
         for terms in per_paper.values():
             for term in terms:
                 paper_df[term] = paper_df.get(term, 0) + 1
-        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version)
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels)
 
     def idf(self, term: str) -> float:
         """Rarity of a term across papers; unseen terms count as rare as a singleton."""
@@ -103,7 +106,8 @@ class LexicalIndex:
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
         self.retriever.save(str(tmp), show_progress=False)
-        meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers}
+        meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
+                "labels": self.labels}
         (tmp / "qa_meta.json").write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
@@ -118,7 +122,7 @@ class LexicalIndex:
             return None
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         retriever = bm25s.BM25.load(str(folder), show_progress=False)
-        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"])
+        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"], meta.get("labels", {}))
 
 
 def empty_lexical(version: str = "") -> LexicalIndex:

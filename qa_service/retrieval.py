@@ -24,14 +24,17 @@ def _names_in(question: str) -> set[str]:
     return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
 
 
-def _is_named(names: set[str], record: dict, lexical: LexicalIndex) -> bool:
+def paper_of(chunk_id: str) -> str:
+    return chunk_id.rsplit("#", 1)[0]
+
+
+def _is_named(names: set[str], paper_id: str, label: str, lexical: LexicalIndex) -> bool:
     """The question names this paper: its label, or a name-shaped token its text contains."""
-    label = record["label"].lower()
-    if any(n.lower() == label for n in names):
+    if any(n.lower() == label.lower() for n in names):
         return True
     shaped = {t for n in names if is_name_like(n) for t in analyze(n)}
     holders = lexical.papers_with(shaped)
-    return any(record["id"] in holders[t] for t in shaped)
+    return any(paper_id in holders[t] for t in shaped)
 
 
 @dataclass
@@ -73,56 +76,73 @@ class Retriever:
         self.index = index
         self.settings = settings
 
-    def search(self, question: str, k: int | None = None, mode: str = "hybrid", floor: bool = True) -> list[PaperHit]:
+    def search(
+        self, question: str, k: int | None = None, mode: str = "hybrid", floor: bool = True, texts: bool = True
+    ) -> list[PaperHit]:
+        """Top-k papers; `texts=False` skips fetching full abstracts (search needs only evidence)."""
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
         lexical = self.index.load_lexical()
         dense = self.index.dense_chunks(question, n) if mode != "bm25" else []
         sparse = lexical.search(question, n) if mode != "dense" else []
-        chunk_records = {cid: rec for cid, _, rec in dense}
-        missing = [cid for cid, _ in sparse if cid not in chunk_records]
-        chunk_records.update(self.index.get_chunks(missing))
-
-        dense_best: dict[str, float] = {}
+        records = {cid: rec for cid, _, rec in dense}
         chunk_rank: dict[str, float] = {}
-        for rank, (cid, cos, rec) in enumerate(dense):
-            dense_best.setdefault(rec["paper_id"], cos)
-            chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        sparse_best: dict[str, float] = {}
-        for rank, (cid, score) in enumerate(sparse):
-            sparse_best.setdefault(chunk_records[cid]["paper_id"], score)
-            chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-
+        best: list[dict[str, float]] = [{}, {}]
+        for side, ranked in enumerate(([(cid, cos) for cid, cos, _ in dense], sparse)):
+            for rank, (cid, score) in enumerate(ranked):
+                best[side].setdefault(paper_of(cid), score)
+                chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
+        dense_best, sparse_best = best
         fused: dict[str, float] = {}
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
-        papers = self.index.get_papers(candidates, with_text=False)
+        labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
         names = _names_in(question)
         hits: list[PaperHit] = []
         for pid in candidates:
-            if pid not in papers:
+            if pid not in labels:
                 continue
-            record = papers[pid]
-            hit = PaperHit(
-                pid, record["label"], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                coverage[pid], named=_is_named(names, record, lexical),
-            )
+            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
+                           coverage[pid], named=_is_named(names, pid, labels[pid], lexical))
             if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
                 continue
-            hit.evidence = self._evidence(pid, chunk_records, chunk_rank)
             hits.append(hit)
             if len(hits) == k:
                 break
         if floor and hits and not any(self.is_relevant(h) for h in hits):
             return []
-        texts = self.index.get_papers([h.paper_id for h in hits])  # full text only for what is returned
-        for hit in hits:
-            hit.text = texts[hit.paper_id]["text"]
+        self._attach_evidence(hits, records, chunk_rank)
+        if texts and hits:
+            papers = self.index.get_papers([h.paper_id for h in hits])
+            for hit in hits:
+                hit.text = papers[hit.paper_id]["text"]
         return hits
+
+    def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
+        """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
+        labels = {pid: lexical.labels[pid] for pid in paper_ids if pid in lexical.labels}
+        missing = [pid for pid in paper_ids if pid not in labels]
+        if missing:
+            labels.update({pid: rec["label"] for pid, rec in self.index.get_papers(missing, with_text=False).items()})
+        return labels
+
+    def _attach_evidence(self, hits: list[PaperHit], records: dict[str, dict], rank: dict[str, float], limit: int = 3) -> None:
+        """Each hit's best chunks, fetched in one call for those the dense side did not return."""
+        chosen = {}
+        for hit in hits:
+            mine = sorted((cid for cid in rank if paper_of(cid) == hit.paper_id), key=lambda cid: -rank[cid])
+            chosen[hit.paper_id] = mine[:limit]
+        missing = [cid for ids in chosen.values() for cid in ids if cid not in records]
+        records = {**records, **self.index.get_chunks(missing)}
+        for hit in hits:
+            hit.evidence = [
+                Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
+                for cid in chosen[hit.paper_id] if cid in records
+            ]
 
     def is_relevant(self, hit: PaperHit) -> bool:
         """Does this hit show the question is about the corpus at all?"""
@@ -130,11 +150,3 @@ class Retriever:
         if hit.named or hit.dense >= s.dense_floor:
             return True
         return hit.dense >= s.weak_dense_floor and hit.coverage >= s.lexical_floor
-
-    def _evidence(self, pid: str, records: dict[str, dict], rank: dict[str, float], limit: int = 3) -> list[Evidence]:
-        mine = [cid for cid in records if records[cid]["paper_id"] == pid]
-        mine.sort(key=lambda cid: -rank.get(cid, 0.0))
-        return [
-            Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
-            for cid in mine[:limit]
-        ]

@@ -174,7 +174,7 @@ def register_api(app: Flask) -> None:
         settings = services().settings
         question, k = question_field(data, settings), k_field(data, settings)
         services().index.require_ready()
-        hits = services().answerer.retriever.search(question, k)
+        hits = services().answerer.retriever.search(question, k, texts=False)
         return jsonify(results=[h.to_dict() for h in hits])
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from bench.common import free_port
+from bench.common import free_port, wait_until_up
 from qa_service.corpus import load_corpus
 from qa_service.errors import ConfigError
 from qa_service.index import Index
@@ -30,15 +30,7 @@ def chroma_url(tmp_path_factory):
     process = subprocess.Popen([CHROMA, "run", "--path", str(tmp_path_factory.mktemp("chroma-server")), "--host", "127.0.0.1", "--port", str(port)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if requests.get(url + "/api/v2/heartbeat", timeout=1).ok:
-                break
-        except requests.ConnectionError:
-            time.sleep(0.1)
-    else:
-        process.kill()
-        pytest.fail("chroma run did not start")
+    wait_until_up(url, "/api/v2/heartbeat", process)
     yield url
     process.terminate()
     process.wait(timeout=20)
@@ -100,12 +92,7 @@ def test_gunicorn_with_two_workers_on_the_server(chroma_url, tmp_path):
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            try:
-                if requests.get(url + "/readyz", timeout=1).ok:
-                    break
-            except requests.ConnectionError:
-                time.sleep(0.1)
+        wait_until_up(url, "/readyz", server)
         answers = {requests.post(url + "/api/ask", json={"question": "How many tasks are in NewtonBench?"}, timeout=30).json()["answer"] for _ in range(6)}
         assert len(answers) == 1 and "324" in answers.pop()
     finally:
