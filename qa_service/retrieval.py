@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .config import Settings
 from .index import Index
@@ -28,13 +29,21 @@ def paper_of(chunk_id: str) -> str:
     return chunk_id.rsplit("#", 1)[0]
 
 
-def _is_named(names: set[str], paper_id: str, label: str, lexical: LexicalIndex) -> bool:
-    """The question names this paper: its label, or a name-shaped token its text contains."""
+def _is_named(names: set[str], paper_id: str, label: str, lexical: LexicalIndex, text: Callable[[], str]) -> bool:
+    """The question names this paper: its label, or a name-shaped token its text contains.
+
+    A one-term name (RouterArena) is looked up in the BM25 matrix; a name BM25 splits
+    (GPT-5, CUDA-L1) is matched whole against the paper's text, fetched only then."""
     if any(n.lower() == label.lower() for n in names):
         return True
-    shaped = {t for n in names if is_name_like(n) for t in analyze(n)}
-    holders = lexical.papers_with(shaped)
-    return any(paper_id in holders[t] for t in shaped)
+    for name in (n for n in names if is_name_like(n)):
+        terms = analyze(name)
+        if len(terms) == 1 and terms[0] == name.lower():
+            if paper_id in lexical.papers_with(set(terms))[terms[0]]:
+                return True
+        elif re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text()):
+            return True
+    return False
 
 
 @dataclass
@@ -102,12 +111,13 @@ class Retriever:
         labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
         names = _names_in(question)
+        cache: dict[str, dict] = {}
         hits: list[PaperHit] = []
         for pid in candidates:
             if pid not in labels:
                 continue
-            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                           coverage[pid], named=_is_named(names, pid, labels[pid], lexical))
+            named = _is_named(names, pid, labels[pid], lexical, lambda pid=pid: self._text(pid, candidates, cache))
+            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0), coverage[pid], named=named)
             if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
                 continue
             hits.append(hit)
@@ -121,6 +131,12 @@ class Retriever:
             for hit in hits:
                 hit.text = papers[hit.paper_id]["text"]
         return hits
+
+    def _text(self, paper_id: str, candidates: list[str], cache: dict[str, dict]) -> str:
+        """A candidate's text, all candidates fetched in one call the first time one is needed."""
+        if not cache:
+            cache.update(self.index.get_papers(candidates))
+        return cache.get(paper_id, {}).get("text", "")
 
     def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""

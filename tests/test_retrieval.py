@@ -38,7 +38,8 @@ def test_hits_carry_labels_scores_and_exact_evidence(retriever, seed_index):
 
 @pytest.mark.parametrize(
     "question",
-    ["What is the best recipe for sourdough bread?", "What is the capital of France?", "Which papers segment 3D point clouds?"],
+    ["What is the best recipe for sourdough bread?", "What is the capital of France?", "Which papers segment 3D point clouds?",
+     "When was GPT-5 released?"],
 )
 def test_relevance_floor_returns_nothing_for_absent_topics(retriever, question):
     assert retriever.search(question, 5) == []
