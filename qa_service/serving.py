@@ -26,7 +26,10 @@ class _Gunicorn(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        return create_app(self.settings)
+        """Runs in each worker after the fork: its own Chroma client, BM25 and model."""
+        app = create_app(self.settings)
+        app.extensions["qa"].warm()
+        return app
 
 
 class RequestIdFilter(logging.Filter):

@@ -44,6 +44,14 @@ class Services:
                 ) from exc
         return self._index
 
+    def warm(self) -> None:
+        """Open the index, load BM25 and the embedding model now, so the first request is not slow."""
+        try:
+            self.index.load_lexical()
+            self.index.embedder.embed_query(["warm-up"])
+        except Exception as exc:  # noqa: BLE001 - an empty or unreachable index is reported per request
+            log.warning("warm-up skipped: %s", exc)
+
     @property
     def answerer(self) -> Answerer:
         if self._answerer is None:

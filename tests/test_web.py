@@ -70,3 +70,14 @@ def test_empty_index_answers_503(settings):
     assert client.get("/healthz").get_json() == {"status": "ok", "papers": 0}
     response = client.post("/api/search", json={"question": "anything"})
     assert response.status_code == 503 and "qa-service ingest" in response.get_json()["error"]["message"]
+
+
+def test_warm_up_loads_bm25_and_survives_an_empty_index(seed_settings, settings, caplog):
+    app = create_app(seed_settings)
+    app.extensions["qa"].warm()
+    assert len(app.extensions["qa"].index.lexical.chunk_ids) > 57
+    empty = create_app(settings.replace(data_dir=str(settings.data_path / "nothing-here.txt")))
+    (settings.data_path).mkdir(parents=True, exist_ok=True)
+    (settings.data_path / "nothing-here.txt").write_text("not a folder")
+    empty.extensions["qa"].warm()
+    assert "warm-up skipped" in caplog.text
