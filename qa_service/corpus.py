@@ -35,8 +35,8 @@ class Paper:
 
     @property
     def content_hash(self) -> str:
-        """Changes whenever anything we store about the paper changes."""
-        payload = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        """Changes whenever anything we show about the paper changes (not where it was read from)."""
+        payload = json.dumps({k: v for k, v in asdict(self).items() if k != "source"}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
     def to_dict(self) -> dict:

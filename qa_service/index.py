@@ -8,6 +8,7 @@ version the BM25 side was built for.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -180,10 +181,12 @@ class Index:
         """Upsert changed papers (chunks first, paper record last); unchanged ones are skipped."""
         started = time.perf_counter()
         existing = self._existing_hashes()
-        todo = [p for p in papers if existing.get(p.id, (None, 0))[0] != p.content_hash]
+        todo = [p for p in papers if existing.get(p.id, ("", "", 0))[1] != self.embed_hash(p)]
+        embedding = {p.id for p in todo}
+        relabel = [p for p in papers if p.id not in embedding and existing[p.id][0] != p.content_hash]
         wanted = {p.id for p in papers}
         stale = [pid for pid in existing if pid not in wanted] if sync else []
-        changed = bool(todo or stale)
+        changed = bool(todo or stale or relabel)
         manifest = self.manifest()
         if changed:
             manifest = {**manifest, "state": "ingesting", "version": uuid.uuid4().hex[:12]}
@@ -197,8 +200,11 @@ class Index:
                 progress(len(batch))
         if progress and len(papers) > len(todo):
             progress(len(papers) - len(todo))
+        for begin in range(0, len(relabel), 1000):  # metadata only (a title, a label): nothing re-embedded
+            batch = relabel[begin : begin + 1000]
+            self.papers.update(ids=[p.id for p in batch], metadatas=[self._paper_metadata(p, existing[p.id][2]) for p in batch])
         for pid in stale:
-            self._delete_paper(pid, existing[pid][1])
+            self._delete_paper(pid, existing[pid][2])
         if changed or manifest.get("state") != "ready":
             manifest.update(
                 state="ready",
@@ -211,24 +217,32 @@ class Index:
             self._write_manifest(manifest)
             self.lexical = self._build_lexical(manifest["version"])
         added = sum(1 for p in todo if p.id not in existing)
+        updated = len(todo) - added + len(relabel)
         return IngestSummary(
-            papers=len(papers), added=added, updated=len(todo) - added, unchanged=len(papers) - len(todo),
+            papers=len(papers), added=added, updated=updated, unchanged=len(papers) - added - updated,
             removed=len(stale), chunks=chunk_count, seconds=round(time.perf_counter() - started, 2),
         )
 
-    def _existing_hashes(self) -> dict[str, tuple[str, int]]:
-        found: dict[str, tuple[str, int]] = {}
+    def embed_hash(self, paper: Paper) -> str:
+        """What the stored vectors depend on: the text, the chunking and the model."""
+        s = self.settings
+        key = f"{self.model_id}|{s.chunk_sentences}|{s.chunk_max_tokens}|{s.tokenizer_encoding}|{paper.text}"
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+    def _existing_hashes(self) -> dict[str, tuple[str, str, int]]:
+        """paper id -> (content hash, embedding hash, number of chunks) as stored."""
+        found: dict[str, tuple[str, str, int]] = {}
         for batch in self._scan(self.papers, include=["metadatas"]):
             for pid, meta in zip(batch["ids"], batch["metadatas"]):
-                found[pid] = (meta.get("content_hash", ""), int(meta.get("n_chunks", 0)))
+                found[pid] = (meta.get("content_hash", ""), meta.get("embed_hash", ""), int(meta.get("n_chunks", 0)))
         return found
 
-    def _write_papers(self, papers: Sequence[Paper], existing: dict[str, tuple[str, int]]) -> int:
+    def _write_papers(self, papers: Sequence[Paper], existing: dict[str, tuple[str, str, int]]) -> int:
         chunks_by_paper = [self.chunk(p) for p in papers]
         flat = [c for chunks in chunks_by_paper for c in chunks]
         vectors = np.asarray(self.embedder([c.text for c in flat]), dtype=np.float32)
         for paper, chunks in zip(papers, chunks_by_paper):  # drop chunks an edit made obsolete
-            old = existing.get(paper.id, ("", 0))[1]
+            old = existing.get(paper.id, ("", "", 0))[2]
             if old > len(chunks):
                 self.chunks.delete(ids=[f"{paper.id}#{i}" for i in range(len(chunks), old)])
         self.chunks.upsert(
@@ -246,9 +260,17 @@ class Index:
             ids=[p.id for p in papers],
             embeddings=np.asarray(paper_vectors),
             documents=[p.text for p in papers],
-            metadatas=[_paper_metadata(p, len(c)) for p, c in zip(papers, chunks_by_paper)],
+            metadatas=[self._paper_metadata(p, len(c)) for p, c in zip(papers, chunks_by_paper)],
         )
         return len(flat)
+
+    def _paper_metadata(self, paper: Paper, n_chunks: int) -> dict:
+        return {
+            "label": paper.label, "title": paper.title, "source": paper.source, "abstract": paper.abstract,
+            "authors": json.dumps(paper.authors), "keywords": json.dumps(paper.keywords), "year": paper.year or 0,
+            "venue": paper.venue, "url": paper.url, "content_hash": paper.content_hash,
+            "embed_hash": self.embed_hash(paper), "n_chunks": n_chunks,
+        }
 
     def _delete_paper(self, paper_id: str, n_chunks: int) -> None:
         self.chunks.delete(ids=[f"{paper_id}#{i}" for i in range(n_chunks)])
@@ -313,12 +335,6 @@ class Index:
         ]
 
 
-def _paper_metadata(paper: Paper, n_chunks: int) -> dict:
-    return {
-        "label": paper.label, "title": paper.title, "source": paper.source, "abstract": paper.abstract,
-        "authors": json.dumps(paper.authors), "keywords": json.dumps(paper.keywords), "year": paper.year or 0,
-        "venue": paper.venue, "url": paper.url, "content_hash": paper.content_hash, "n_chunks": n_chunks,
-    }
 
 
 def _paper_record(pid: str, text: str | None, meta: dict) -> dict:

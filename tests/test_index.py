@@ -123,3 +123,21 @@ def test_stats_and_listing(seed_index):
     listing = seed_index.list_papers()
     assert [r["id"] for r in listing[:2]] == ["000_e3b5a0511f204a83:1", "000_e3b5a0511f204a83:2"]
     assert listing[1]["label"] == "RouterArena"
+
+
+def test_moving_or_relabelling_a_paper_re_embeds_nothing(settings, tmp_path):
+    path = write_seed_file(tmp_path / "s.txt", ABSTRACTS)
+    index = Index(settings)
+    index.ingest(load_corpus([path]))
+    before = chunk_snapshot(index)
+    moved = tmp_path / "other"
+    moved.mkdir()
+    copy = write_seed_file(moved / "s.txt", ABSTRACTS)  # same ids and texts, another file
+    assert index.ingest(load_corpus([copy])).chunks == 0
+    papers = load_corpus([path])
+    papers[0].title = "RouterArena: An Open Platform"  # metadata only
+    papers[0].label = papers[0].title
+    summary = index.ingest(papers)
+    assert (summary.updated, summary.chunks) == (1, 0)
+    assert index.get_paper("s:1")["label"] == "RouterArena: An Open Platform"
+    assert chunk_snapshot(index) == before
