@@ -11,7 +11,6 @@ import logging
 import re
 import time
 import uuid
-from typing import Any
 
 from flask import Flask, Response, g, request
 from flask_limiter import Limiter
