@@ -116,10 +116,13 @@ def baselines(index: Index, questions: list[str]) -> dict:
             "embedding_plus_chroma_ms": round(med(embed_ms) + med(chroma_ms), 2)}
 
 
-def bench_size(n: int, work: Path, query_count: int) -> dict:
+def bench_size(n: int, work: Path, query_count: int, previous: dict | None = None) -> dict:
+    """All figures for one size; with `previous`, reuse its index and ingest figures, re-measure queries."""
     data = work / f"data-{n}"
-    shutil.rmtree(data, ignore_errors=True)
     corpus, questions = write_corpus(n, work / f"corpus-{n}")
+    if previous:
+        return {**previous, **query_figures(data, questions, query_count)}
+    shutil.rmtree(data, ignore_errors=True)
     env = {**os.environ, "QA_DATA_DIR": str(data), "QA_RATE_LIMIT": ""}
     result: dict = {"papers": n}
     seconds, out, peak = cli("ingest", str(corpus), env=env)
@@ -140,6 +143,13 @@ def bench_size(n: int, work: Path, query_count: int) -> dict:
         edited.write_text("\n".join(lines) + "\n")
         seconds, out, _ = cli("ingest", str(edited), env=env)
         result["reingest_1pct_edited"] = {"seconds": round(seconds, 1), "summary": out}
+    result.update(query_figures(data, questions, query_count))
+    return result
+
+
+def query_figures(data: Path, questions: list[dict], query_count: int) -> dict:
+    """Start-up, HTTP latencies, raw embedding rate and baselines on an existing index."""
+    result: dict = {}
     question_texts = [q["question"] for q in questions]
     process, url, startup = start_server(str(data), threads=8)
     try:
@@ -157,7 +167,6 @@ def bench_size(n: int, work: Path, query_count: int) -> dict:
     index = Index(load_settings(data_dir=str(data)))
     texts = index.chunks.get(include=["documents"])["documents"]
     result["raw_embedding"] = raw_embedding_rate(texts)
-    result["ingest"]["ratio_to_raw"] = round(result["ingest"]["chunks_per_s"] / result["raw_embedding"]["chunks_per_s"], 2)
     result["baselines"] = baselines(index, question_texts[:100])
     result["search_p50_ratio_to_embedding_plus_chroma"] = round(result["search_1"]["p50"] / result["baselines"]["embedding_plus_chroma_ms"], 2)
     return result
@@ -205,13 +214,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--queries-only", action="store_true", help="Reuse --work's indexes and the ingest figures in --out; re-measure queries.")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="qa-bench-"))
     args.out.mkdir(parents=True, exist_ok=True)
+    previous = {r["papers"]: r for r in json.loads((args.out / "results.json").read_text())} if args.queries_only else {}
     results = []
     for n in (int(x) for x in args.sizes.split(",")):
         print(f"--- {n} papers", flush=True)
-        results.append(bench_size(n, work, args.queries))
+        results.append(bench_size(n, work, args.queries, previous.get(n)))
+        results[-1]["ingest"]["ratio_to_raw"] = round(results[-1]["ingest"]["chunks_per_s"] / results[-1]["raw_embedding"]["chunks_per_s"], 2)
         print(json.dumps(results[-1], indent=2), flush=True)
         (args.out / "results.json").write_text(json.dumps(results, indent=2))
     (args.out / "results.md").write_text(markdown(results) + "\n")

@@ -48,8 +48,8 @@ class LexicalIndex:
         self.version = version
         self._vocab = getattr(retriever, "vocab_dict", None) or {}
         self._paper_ids = sorted({cid.rsplit("#", 1)[0] for cid in chunk_ids})
-        position = {pid: i for i, pid in enumerate(self._paper_ids)}
-        self._chunk_paper = np.array([position[cid.rsplit("#", 1)[0]] for cid in chunk_ids], dtype=np.int64)
+        self._paper_index = {pid: i for i, pid in enumerate(self._paper_ids)}
+        self._chunk_paper = np.array([self._paper_index[cid.rsplit("#", 1)[0]] for cid in chunk_ids], dtype=np.int64)
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -72,17 +72,18 @@ class LexicalIndex:
         df = self.paper_df.get(term, 0)
         return math.log((self.papers + 1) / (df + 0.5))
 
-    def papers_with(self, terms: set[str]) -> dict[str, set[str]]:
-        """For each term, the papers whose chunks contain it (read off the BM25 matrix, no text)."""
+    def presence(self, terms: set[str], paper_ids: list[str]) -> dict[str, np.ndarray]:
+        """For each term, which of `paper_ids` contain it (read off the BM25 matrix, no text, no sets)."""
         scores = getattr(self.retriever, "scores", None)
-        found: dict[str, set[str]] = {}
+        wanted = np.array([self._paper_index.get(pid, -1) for pid in paper_ids], dtype=np.int64)
+        found: dict[str, np.ndarray] = {}
         for term in terms:
             tid = self._vocab.get(term)
             if tid is None or not scores:
-                found[term] = set()
+                found[term] = np.zeros(len(paper_ids), dtype=bool)
                 continue
             docs = scores["indices"][scores["indptr"][tid] : scores["indptr"][tid + 1]]
-            found[term] = {self._paper_ids[i] for i in np.unique(self._chunk_paper[docs])}
+            found[term] = np.isin(wanted, self._chunk_paper[docs])
         return found
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
@@ -90,8 +91,10 @@ class LexicalIndex:
         total = sum(self.idf(t) for t in terms)
         if not terms or total <= 0:
             return {pid: 0.0 for pid in paper_ids}
-        holders = self.papers_with(terms)
-        return {pid: sum(self.idf(t) for t in terms if pid in holders[t]) / total for pid in paper_ids}
+        weights = np.zeros(len(paper_ids))
+        for term, present in self.presence(terms, paper_ids).items():
+            weights += present * self.idf(term)
+        return {pid: float(w) / total for pid, w in zip(paper_ids, weights)}
 
     def search(self, question: str, n: int) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) best first; empty when no term of the question is indexed."""

@@ -29,21 +29,23 @@ def paper_of(chunk_id: str) -> str:
     return chunk_id.rsplit("#", 1)[0]
 
 
-def _is_named(names: set[str], paper_id: str, label: str, lexical: LexicalIndex, text: Callable[[], str]) -> bool:
-    """The question names this paper: its label, or a name-shaped token its text contains.
+def _named_papers(names: set[str], candidates: list[str], labels: dict[str, str], lexical: LexicalIndex,
+                  text: Callable[[str], str]) -> set[str]:
+    """The candidates the question names: by label, or by a name-shaped token in their text.
 
     A one-term name (RouterArena) is looked up in the BM25 matrix; a name BM25 splits
-    (GPT-5, CUDA-L1) is matched whole against the paper's text, fetched only then."""
-    if any(n.lower() == label.lower() for n in names):
-        return True
+    (GPT-5, CUDA-L1) is matched whole against the papers' text, fetched only then."""
+    lowered = {n.lower() for n in names}
+    named = {pid for pid in candidates if labels.get(pid, "").lower() in lowered}
     for name in (n for n in names if is_name_like(n)):
         terms = analyze(name)
         if len(terms) == 1 and terms[0] == name.lower():
-            if paper_id in lexical.papers_with(set(terms))[terms[0]]:
-                return True
-        elif re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text()):
-            return True
-    return False
+            present = lexical.presence(set(terms), candidates)[terms[0]]
+            named.update(pid for pid, hit in zip(candidates, present) if hit)
+        else:
+            pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+            named.update(pid for pid in candidates if pattern.search(text(pid)))
+    return named
 
 
 @dataclass
@@ -110,14 +112,14 @@ class Retriever:
         candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
         labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
-        names = _names_in(question)
         cache: dict[str, dict] = {}
+        named = _named_papers(_names_in(question), candidates, labels, lexical, lambda pid: self._text(pid, candidates, cache))
         hits: list[PaperHit] = []
         for pid in candidates:
             if pid not in labels:
                 continue
-            named = _is_named(names, pid, labels[pid], lexical, lambda pid=pid: self._text(pid, candidates, cache))
-            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0), coverage[pid], named=named)
+            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
+                           coverage[pid], named=pid in named)
             if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
                 continue
             hits.append(hit)
