@@ -53,10 +53,11 @@ def main() -> None:
         wait_until_up(chroma_url, "/api/v2/heartbeat", chroma)
         subprocess.run([sys.executable, "-m", "qa_service.cli", "ingest", str(ROOT / "seeds")], env=env, cwd=ROOT, check=True, capture_output=True)
         questions = [json.loads(line)["question"] for line in (ROOT / "tests/data/dev_questions.jsonl").read_text().splitlines()]
+        print(f"logs in {work}", flush=True)
         for workers in (1, 4):
             port = free_port()
             server = subprocess.Popen([sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port), "--workers", str(workers), "--threads", "4"],
-                                      env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(work / f"serve-{workers}.log", "w"))
             try:
                 wait_until_up(f"http://127.0.0.1:{port}", "/readyz", server)
                 results[f"{workers}_workers"] = load(f"http://127.0.0.1:{port}", questions, args.requests, args.concurrency)

@@ -64,6 +64,7 @@ def configure_logging(settings: Settings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # chromadb's HttpClient logs every call at INFO
 
 
 def check_workers(settings: Settings, workers: int) -> None:
@@ -85,6 +86,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4, wor
         "threads": threads,
         "worker_class": "gthread",
         "timeout": int(settings.model_timeout) + 30,
+        "keepalive": 30,  # clients that queue behind busy threads must not find their connection reset
         "accesslog": None,  # qa_service.access logs each request, with its id
     }
     configure_logging(settings)
