@@ -11,7 +11,8 @@ from .citations import CitationChecker
 from .config import Settings
 from .embeddings import MiniLMEmbedding
 from .errors import BadRequest, ModelError
-from .extractive import ExtractiveModel, is_plural, question_names
+from .extractive import ExtractiveModel, is_plural
+from .labels import question_names
 from .index import Index
 from .models import ChatModel, ModelRequest, Usage, build_model
 from .prompting import REFUSAL, Prompt, build_prompt, rewrite_messages

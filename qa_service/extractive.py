@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from .labels import is_name_like
+from .labels import is_name_like, question_names
 from .lexical import analyze, content_terms
 from .models import Completion, ModelRequest, Usage
 from .prompting import REFUSAL, Source
@@ -40,7 +40,6 @@ _QUANTITY = re.compile(
 )
 _NUMBER = re.compile(r"\d")
 _INTRO = re.compile(r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+)?(?:propose|introduce|present|develop|design)", re.I)
-_WORD = re.compile(r"[\w²³\-]+")
 MIN_SENTENCE_SCORE = 0.15
 MIN_NAMED_COVERAGE = 0.5
 
@@ -61,10 +60,6 @@ def is_plural(question: str) -> bool:
 
 def question_terms(question: str) -> set[str]:
     return {t for t in content_terms(question) if t not in _GENERIC}
-
-
-def question_names(question: str) -> set[str]:
-    return {t for t in _WORD.findall(question) if is_name_like(t) or (t[:1].isupper() and len(t) > 3)}
 
 
 def _mentions(names: set[str], source: Source) -> bool:

@@ -37,6 +37,15 @@ def is_name_like(token: str) -> bool:
     return inner_upper or (has_digit and token[0].isupper())
 
 
+_QUESTION_WORD = re.compile(r"[\w²³\-]+")
+
+
+def question_names(question: str) -> set[str]:
+    """Words of a question that may name a paper: name-shaped (GPTQ), or capitalised mid-sentence (Tequila)."""
+    tokens = _QUESTION_WORD.findall(question)
+    return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
+
+
 def name_candidates(text: str) -> set[str]:
     return {t for t in _TOKEN.findall(text) if is_name_like(t)}
 

@@ -13,17 +13,8 @@ from typing import Callable
 
 from .config import Settings
 from .index import Index
-from .labels import is_name_like
+from .labels import is_name_like, question_names
 from .lexical import LexicalIndex, analyze, content_terms
-
-_WORD = re.compile(r"[\w²³\-]+")
-
-
-def _names_in(question: str) -> set[str]:
-    """Tokens of the question shaped like names (RouterArena, GPTQ) or capitalised mid-sentence."""
-    tokens = _WORD.findall(question)
-    return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
-
 
 def paper_of(chunk_id: str) -> str:
     return chunk_id.rsplit("#", 1)[0]
@@ -113,7 +104,7 @@ class Retriever:
         labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
         cache: dict[str, dict] = {}
-        named = _named_papers(_names_in(question), candidates, labels, lexical, lambda pid: self._text(pid, candidates, cache))
+        named = _named_papers(question_names(question), candidates, labels, lexical, lambda pid: self._text(pid, candidates, cache))
         hits: list[PaperHit] = []
         for pid in candidates:
             if pid not in labels:
