@@ -15,7 +15,8 @@ from typing import Callable, Iterator
 from .labels import is_name_like, question_names
 from .lexical import analyze, content_terms
 from .models import Completion, ModelRequest, Usage
-from .prompting import REFUSAL, Source
+from .prompting import REFUSAL, Passage, Source
+from .textclean import sentence_spans
 
 _GENERIC = {
     "paper", "work", "propos", "method", "approach", "use", "studi", "make", "way", "new", "help", "exist", "anyth",
@@ -30,9 +31,6 @@ _SYNONYMS = {
     "accuraci": {"accur"}, "big": {"larg", "scale", "size"}, "larg": {"size", "scale"},
 }
 
-
-def present(term: str, words: set[str]) -> bool:
-    return term in words or bool(_SYNONYMS.get(term, set()) & words)
 _PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\bany\b", re.I)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:much|many|large|big|fast|faster|long|often|well)\b|\bwhat\s+(?:\w+\s+){0,3}(?:score|accuracy|rate|speed-?up|percentage|gfid|number|size|pass@1|gain|improvement)\b|\bby how much\b",
@@ -51,6 +49,10 @@ class Candidate:
     end: int
     text: str
     score: float
+
+
+def present(term: str, words: set[str]) -> bool:
+    return term in words or bool(_SYNONYMS.get(term, set()) & words)
 
 
 def is_plural(question: str) -> bool:
@@ -149,9 +151,7 @@ class ExtractiveModel:
         yield Usage(0, 0)
 
 
-def _sentences(passage) -> list[tuple[int, int, str]]:
-    from .textclean import sentence_spans
-
+def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
     return [(passage.start + s, passage.start + e, passage.text[s:e]) for s, e in sentence_spans(passage.text)]
 
 

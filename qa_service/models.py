@@ -63,6 +63,11 @@ class OpenAIChatModel:
             http_client=http_client,
         )
 
+    @property
+    def _failures(self) -> tuple[type[Exception], ...]:
+        """What a call can raise: the SDK's errors, and a reply shaped unlike a completion."""
+        return (self._openai.OpenAIError, AttributeError, IndexError, KeyError, TypeError, ValueError)
+
     def _convert(self, exc: Exception) -> ModelError:
         """SDK errors to ours, with a plain message and never the key."""
         o = self._openai
@@ -89,9 +94,7 @@ class OpenAIChatModel:
                 model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0
             )
             text = reply.choices[0].message.content
-        except self._openai.OpenAIError as exc:
-            raise self._convert(exc) from exc
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+        except self._failures as exc:
             raise self._convert(exc) from exc
         if not isinstance(text, str):
             raise ModelError(f"the model server at {self.base_url} sent no answer text")
@@ -111,9 +114,7 @@ class OpenAIChatModel:
                 for choice in chunk.choices or []:
                     if choice.delta and choice.delta.content:
                         yield choice.delta.content
-        except self._openai.OpenAIError as exc:
-            raise self._convert(exc) from exc
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+        except self._failures as exc:
             raise self._convert(exc) from exc
         yield usage
 

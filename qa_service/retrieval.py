@@ -16,6 +16,7 @@ from .index import Index
 from .labels import is_name_like, question_names
 from .lexical import LexicalIndex, analyze, content_terms
 
+
 def paper_of(chunk_id: str) -> str:
     return chunk_id.rsplit("#", 1)[0]
 
@@ -120,7 +121,7 @@ class Retriever:
             return []
         self._attach_evidence(hits, records, chunk_rank)
         if texts and hits:
-            papers = self.index.get_papers([h.paper_id for h in hits])
+            papers = cache or self.index.get_papers([h.paper_id for h in hits])  # reuse texts a name check fetched
             for hit in hits:
                 hit.text = papers[hit.paper_id]["text"]
         return hits
