@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
+from .records import Chunk
 from .textclean import sentence_spans
 
 TokenCounter = Callable[[str], int]
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """A span of one paper's cleaned text: text == paper.text[start:end]."""
-
-    paper_id: str
-    position: int
-    start: int
-    end: int
-    text: str
-    tokens: int
-
-    @property
-    def id(self) -> str:
-        return f"{self.paper_id}#{self.position}"
 
 
 def _longest_fit(text: str, start: int, end: int, max_tokens: int, count: TokenCounter) -> int:

@@ -3,43 +3,17 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .lexical import analyze
-from .prompting import REFUSAL, Source
+from .records import REFUSAL, CheckedAnswer, Citation, CitationIssue, IssueKind, Source
 from .textclean import sentence_spans
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*[-–,]\s*\d+)*)\]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
-
-
-@dataclass
-class Citation:
-    n: int
-    paper_id: str
-    label: str
-    quote: str
-    start: int
-    end: int
-    score: float
-    supported: bool
-    sentence: int
-
-    def to_dict(self) -> dict:
-        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
-
-
-@dataclass
-class CheckedAnswer:
-    answer: str
-    citations: list[Citation] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    grounded: bool = False
-    refused: bool = False
 
 
 def parse_numbers(marker: str) -> list[int]:
@@ -87,15 +61,15 @@ class CitationChecker:
             clean_parts.append(_rewrite_markers(sentence, by_n))
             if not known:
                 all_supported = False
-                result.warnings.append(f"sentence {index + 1} has no citation: {claim[:80]!r}")
+                result.issues.append(CitationIssue(IssueKind.UNCITED, index, repr(claim[:80])))
                 continue
             checks = [self._support(claim, by_n[n], index) for n in known]
             result.citations.extend(checks)
             if not any(c.supported for c in checks):
                 all_supported = False
-                result.warnings.append(f"sentence {index + 1} is not supported by its sources {known}")
+                result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
         for n in sorted(bad):
-            result.warnings.append(f"citation [{n}] does not match any source and was removed")
+            result.issues.append(CitationIssue(IssueKind.UNKNOWN_SOURCE, None, str(n)))
         result.answer = " ".join(p for p in clean_parts if p)
         result.grounded = all_supported and bool(result.citations)
         return result

@@ -10,11 +10,15 @@ from typing import Any, Callable
 
 import click
 
+from .client import QAClient
 from .config import Settings, load_settings
 from .corpus import load_corpus
 from .errors import QAError
+from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
 from .index import Index
 from .retrieval import Retriever
+from .service import Services
+from .serving import run_gunicorn
 
 
 def friendly_errors(func: Callable) -> Callable:
@@ -107,28 +111,18 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
     """Answer QUESTION from the abstracts, with numbered citations."""
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
-    if server:
-        from .client import QAClient
-
-        result = QAClient(server).ask(question, k)
-    else:
-        from .answering import Answerer
-
-        settings = settings_from(ctx)
-        index = Index(settings)
-        index.load_lexical()
-        result = Answerer(index, settings).ask(question, k)
+    answer = QAClient(server).ask(question, k) if server else Services(settings_from(ctx)).ask(question, k)
     if as_json:
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
         return
-    click.echo(result["answer"])
-    cited = {c["n"]: c for c in result["citations"]}
+    click.echo(answer.answer)
+    cited = {c.n: c for c in answer.citations}
     if cited:
         click.echo("\nSources:")
     for n, citation in sorted(cited.items()):
-        mark = "" if citation["supported"] else "  (not supported by this abstract)"
-        click.echo(f"[{n}] {citation['label']}  ({citation['paper_id']}){mark}")
-    for warning in result["warnings"]:
+        mark = "" if citation.supported else "  (not supported by this abstract)"
+        click.echo(f"[{n}] {citation.label}  ({citation.paper_id}){mark}")
+    for warning in answer.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
@@ -140,10 +134,11 @@ def papers(ctx: click.Context, as_json: bool) -> None:
     """List the indexed papers: id and label."""
     records = Index(settings_from(ctx)).list_papers()
     if as_json:
-        click.echo(json.dumps({"papers": records, "total": len(records)}, ensure_ascii=False, indent=2))
+        listing = [{k: v for k, v in p.to_dict().items() if k not in ("text", "abstract")} for p in records]
+        click.echo(json.dumps({"papers": listing, "total": len(records)}, ensure_ascii=False, indent=2))
         return
     for record in records:
-        click.echo(f"{record['id']}\t{record['label']}")
+        click.echo(f"{record.id}\t{record.label}")
     click.echo(f"{len(records)} papers", err=True)
 
 
@@ -157,8 +152,6 @@ def papers(ctx: click.Context, as_json: bool) -> None:
 def serve(ctx: click.Context, host: str | None, port: int | None, threads: int, workers: int) -> None:
     """Serve the API and the chat page with gunicorn."""
     settings = settings_from(ctx)
-    from .serving import run_gunicorn
-
     run_gunicorn(settings, host or settings.host, port or settings.port, threads, workers)
 
 
@@ -171,24 +164,17 @@ def serve(ctx: click.Context, host: str | None, port: int | None, threads: int, 
 @friendly_errors
 def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | None, json_out: Path | None) -> None:
     """Measure retrieval (dense, BM25, hybrid) and answers (citations, facts, refusals, latency)."""
-    from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
-
     items = read_questions(questions)
     report: dict = {}
     if server:
-        from .client import QAClient
-
         client = QAClient(server)
         ask = lambda q: client.ask(q, k)  # noqa: E731
         search = lambda q: [r["paper_id"] for r in client.search(q, 10)["results"]]  # noqa: E731
     else:
-        from .answering import Answerer
-
-        settings = settings_from(ctx)
-        index = Index(settings)
-        index.require_ready()
-        index.load_lexical()
-        answerer = Answerer(index, settings)
+        services = Services(settings_from(ctx))
+        services.index.require_ready()
+        services.index.load_lexical()
+        answerer = services.answerer
         report["retrieval"] = evaluate_retrieval(answerer.retriever, items, 10)
         click.echo("Retrieval (no relevance floor), papers ranked per question:")
         click.echo(format_retrieval_table(report["retrieval"]) + "\n")

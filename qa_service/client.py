@@ -7,10 +7,11 @@ from typing import Any
 import requests
 
 from .errors import QAError
+from .records import Answer
 
 
 class QAClient:
-    """`QAClient("http://127.0.0.1:8000").ask("What is RouterArena?")` -> the /api/ask object."""
+    """`QAClient("http://127.0.0.1:8000").ask("What is RouterArena?")` -> the typed Answer."""
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000", api_key: str | None = None, timeout: float = 120.0):
         self.base_url = base_url.rstrip("/")
@@ -38,13 +39,17 @@ class QAClient:
             raise QAError(f"qa-service at {self.base_url} sent a reply that is not JSON", status=502, code="bad_reply")
         return body
 
-    def ask(self, question: str, k: int | None = None, history: list[dict] | None = None) -> dict:
+    def ask(self, question: str, k: int | None = None, history: list[dict] | None = None) -> Answer:
         payload: dict = {"question": question}
         if k is not None:
             payload["k"] = k
         if history:
             payload["history"] = history
-        return self._post("/api/ask", payload)
+        body = self._post("/api/ask", payload)
+        try:
+            return Answer.from_dict(body)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise QAError(f"qa-service at {self.base_url} sent an answer we could not read ({exc!r})", status=502, code="bad_reply") from exc
 
     def search(self, question: str, k: int | None = None) -> dict:
         payload: dict = {"question": question}

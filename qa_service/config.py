@@ -1,4 +1,8 @@
-"""Settings: defaults here < config/default.toml (or QA_CONFIG) < environment (QA_*)."""
+"""Settings: defaults here < the package's default.toml < QA_CONFIG (or --config) < environment (QA_*).
+
+The default file is found beside the installed package (the wheel ships it as
+qa_service/default.toml) or in the source checkout's config/, wherever the command runs.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +46,8 @@ class Settings:
     lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
     max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")
     max_body_bytes: int = _s(65536, "Largest HTTP request body (HTTP 413 beyond).")
-    max_history_turns: int = _s(20, "Most earlier turns accepted in `history`.")
+    max_history_turns: int = _s(20, "Most earlier turns accepted in `history` (and earlier messages on /v1).")
+    max_history_chars: int = _s(4000, "Longest content of one earlier turn (HTTP 413 beyond).")
     max_context_tokens: int = _s(3000, "Token budget of the prompt sent to the model, answer room included.")
     answer_tokens: int = _s(512, "Tokens reserved for the model's answer.")
     model: str = _s("", "Chat model name; empty means the offline extractive model unless an API key is set.")
@@ -92,6 +97,28 @@ def _coerce(name: str, kind: type, value: Any, source: str) -> Any:
     raise ConfigError(f"{source}: setting '{name}' must be {kind.__name__}, got {value!r}")
 
 
+def default_config_path() -> Path | None:
+    """The default settings file shipped with the package (wheel) or beside it (source checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "default.toml", here.parent / "config" / "default.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_toml(path: Path, types: dict[str, type]) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    values = {}
+    for name, value in data.items():
+        if name not in types:
+            raise ConfigError(f"{path}: unknown setting '{name}'")
+        values[name] = _coerce(name, types[name], value, str(path))
+    return values
+
+
 def load_settings(
     config_file: str | Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -101,18 +128,15 @@ def load_settings(
     env = os.environ if env is None else env
     types = {f.name: type(f.default) for f in dataclasses.fields(Settings)}
     values: dict[str, Any] = {}
-    path = Path(config_file or env.get("QA_CONFIG") or "config/default.toml")
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: {exc}") from exc
-        for name, value in data.items():
-            if name not in types:
-                raise ConfigError(f"{path}: unknown setting '{name}'")
-            values[name] = _coerce(name, types[name], value, str(path))
-    elif config_file or env.get("QA_CONFIG"):
-        raise ConfigError(f"config file {path} does not exist")
+    chosen = config_file or env.get("QA_CONFIG")
+    default = default_config_path()
+    if default is not None:
+        values.update(_read_toml(default, types))
+    if chosen:
+        path = Path(chosen)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        values.update(_read_toml(path, types))
     for var, name in _ALIASES.items():
         if env.get(var):
             values[name] = env[var]

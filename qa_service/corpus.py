@@ -2,45 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from .errors import CorpusError
 from .labels import assign_labels
+from .records import Paper
 from .textclean import clean_text
 
 SEED_HEADER = "ICLR 2026 Papers"
 CORPUS_SUFFIXES = (".txt", ".jsonl")
 _OPTIONAL_FIELDS = ("authors", "year", "venue", "url", "keywords")
-
-
-@dataclass
-class Paper:
-    """One abstract: raw as given, cleaned for embedding, search and display."""
-
-    id: str
-    abstract: str
-    text: str
-    title: str = ""
-    label: str = ""
-    source: str = ""
-    authors: list[str] = field(default_factory=list)
-    year: int | None = None
-    venue: str = ""
-    url: str = ""
-    keywords: list[str] = field(default_factory=list)
-
-    @property
-    def content_hash(self) -> str:
-        """Changes whenever anything we show about the paper changes (not where it was read from)."""
-        payload = json.dumps({k: v for k, v in asdict(self).items() if k != "source"}, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _decode(path: Path, data: bytes) -> str:

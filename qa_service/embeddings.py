@@ -47,6 +47,8 @@ def _verified(path: Path, expected: str, what: str) -> Path:
 class MiniLMEmbedding(EmbeddingFunction[Documents]):
     """all-MiniLM-L6-v2, int8 ONNX on onnxruntime: mean pooling, L2-normalised, 384 dims."""
 
+    local = True  # cheap enough to call per answer (citation checks, sentence choice)
+
     def __init__(self, batch_size: int = 32, threads: int = 0, cache_size: int = 1024):
         self.batch_size = max(1, int(batch_size))
         self.threads = max(0, int(threads))

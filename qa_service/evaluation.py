@@ -10,6 +10,7 @@ from typing import Callable
 
 from .corpus import iter_jsonl
 from .errors import CorpusError
+from .records import Answer
 from .retrieval import Retriever
 
 KINDS = ("single", "multi", "unanswerable")
@@ -88,26 +89,27 @@ def fact_found(fact: str, answer: str) -> bool:
     return normalize(fact) in normalize(answer)
 
 
-def answer_metrics(question: Question, result: dict) -> dict:
+def answer_metrics(question: Question, answer: Answer) -> dict:
     """Citation recall/precision, sentence support, fact recall and refusal for one answer."""
-    refused = bool(result.get("insufficient_evidence"))
-    citations = result.get("citations", [])
-    cited = {c["paper_id"] for c in citations}
-    sentences = {c["sentence"] for c in citations}
-    supported_sentences = {c["sentence"] for c in citations if c["supported"]}
-    n_sentences = max(len(sentences), 1) + sum(1 for w in result.get("warnings", []) if "has no citation" in w)
+    refused = answer.insufficient_evidence
+    citations = answer.citations
+    cited = {c.paper_id for c in citations}
+    sentences = {c.sentence for c in citations}
+    supported_sentences = {c.sentence for c in citations if c.supported}
+    n_sentences = max(len(sentences), 1) + answer.uncited_sentences
     record = {
         "refused": refused,
+        "refusal_reason": answer.refusal_reason.value if answer.refusal_reason else None,
         "cited": sorted(cited),
-        "citation_precision": (sum(1 for c in citations if c["paper_id"] in question.gold or c["supported"]) / len(citations)) if citations else None,
+        "citation_precision": (sum(1 for c in citations if c.paper_id in question.gold or c.supported) / len(citations)) if citations else None,
         "sentence_support": len(supported_sentences) / n_sentences if citations else None,
     }
     if question.kind == "unanswerable":
         record["correct_refusal"] = refused and not citations
     else:
         record["citation_recall"] = len(cited & set(question.gold)) / len(question.gold)
-        record["gold_precision"] = (sum(1 for c in citations if c["paper_id"] in question.gold) / len(citations)) if citations else None
-        record["fact_recall"] = (sum(fact_found(f, result["answer"]) for f in question.answer_facts) / len(question.answer_facts)) if question.answer_facts else None
+        record["gold_precision"] = (sum(1 for c in citations if c.paper_id in question.gold) / len(citations)) if citations else None
+        record["fact_recall"] = (sum(fact_found(f, answer.answer) for f in question.answer_facts) / len(question.answer_facts)) if question.answer_facts else None
     return record
 
 
@@ -121,14 +123,14 @@ def _percentile(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))], 1) if ordered else 0.0
 
 
-def evaluate_answers(ask: Callable[[str], dict], search: Callable[[str], list[str]], questions: list[Question]) -> dict:
+def evaluate_answers(ask: Callable[[str], Answer], search: Callable[[str], list[str]], questions: list[Question]) -> dict:
     """Run every question through the real pipeline; summarise per kind and overall."""
     records = []
     for q in questions:
         started = time.perf_counter()
         result = ask(q.question)
         latency = (time.perf_counter() - started) * 1000
-        record = {"id": q.id, "kind": q.kind, "question": q.question, "answer": result["answer"], "latency_ms": round(latency, 1)}
+        record = {"id": q.id, "kind": q.kind, "question": q.question, "answer": result.answer, "latency_ms": round(latency, 1)}
         if q.kind != "unanswerable":
             record.update(rank_metrics(search(q.question), q.gold))
         record.update(answer_metrics(q, result))

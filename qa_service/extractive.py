@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Iterator
 
+from .followups import standalone_question
 from .labels import is_name_like, question_names
 from .lexical import analyze, content_terms
-from .models import Completion, ModelRequest, Usage
-from .prompting import REFUSAL, Passage, Source
+from .questions import is_plural
+from .records import REFUSAL, Completion, IdfFn, ModelRequest, Passage, Source, Usage
 from .textclean import sentence_spans
 
 _GENERIC = {
@@ -31,7 +32,6 @@ _SYNONYMS = {
     "accuraci": {"accur"}, "big": {"larg", "scale", "size"}, "larg": {"size", "scale"},
 }
 
-_PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\bany\b", re.I)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:much|many|large|big|fast|faster|long|often|well)\b|\bwhat\s+(?:\w+\s+){0,3}(?:score|accuracy|rate|speed-?up|percentage|gfid|number|size|pass@1|gain|improvement)\b|\bby how much\b",
     re.I,
@@ -55,11 +55,6 @@ def present(term: str, words: set[str]) -> bool:
     return term in words or bool(_SYNONYMS.get(term, set()) & words)
 
 
-def is_plural(question: str) -> bool:
-    """Does the question ask about several papers?"""
-    return bool(_PLURAL.search(question))
-
-
 def question_terms(question: str) -> set[str]:
     return {t for t in content_terms(question) if t not in _GENERIC}
 
@@ -73,8 +68,8 @@ class ExtractiveModel:
 
     name = "extractive"
 
-    def __init__(self, idf: Callable[[str], float]):
-        self.idf = idf
+    def __init__(self) -> None:
+        self.idf: IdfFn = lambda term: 1.0
 
     def _weight(self, terms: set[str]) -> float:
         return sum(self.idf(t) for t in terms)
@@ -82,7 +77,9 @@ class ExtractiveModel:
     def _covered(self, terms: set[str], words: set[str]) -> float:
         return sum(self.idf(t) for t in terms if present(t, words))
 
-    def answer(self, question: str, sources: list[Source]) -> str:
+    def answer(self, question: str, sources: list[Source], idf: IdfFn | None = None) -> str:
+        if idf is not None:
+            self.idf = idf
         names = question_names(question)
         named = [s for s in sources if _mentions(names, s)]
         pool = named or sources
@@ -140,12 +137,17 @@ class ExtractiveModel:
                 found.append(Candidate(source, start, end, text, score))
         return sorted(found, key=lambda c: (-c.score, c.start))
 
+    def _reply(self, request: ModelRequest) -> str:
+        if request.task == "rewrite":
+            return standalone_question(request.question, request.history)
+        idf = request.corpus.idf if request.corpus is not None else None
+        return self.answer(request.question, request.sources, idf)
+
     def complete(self, request: ModelRequest) -> Completion:
-        text = self.answer(request.question, request.sources)
-        return Completion(text, Usage(0, 0))
+        return Completion(self._reply(request), Usage(0, 0))
 
     def stream(self, request: ModelRequest) -> Iterator[str | Usage]:
-        text = self.answer(request.question, request.sources)
+        text = self._reply(request)
         for piece in re.findall(r"\S+\s*", text):
             yield piece
         yield Usage(0, 0)

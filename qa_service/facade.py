@@ -10,13 +10,19 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
-from flask import Flask, Response, jsonify, stream_with_context
+from flask import Blueprint, jsonify
 
-from .errors import BadRequest, PayloadTooLarge, QAError
+from .errors import BadRequest, QAError
+from .inputs import history_turns, question_text
+from .records import Answer, Delta, Final, StreamEvent, Turn
+from .sse import event_stream
+from .webctx import json_body, observe, services
 
 MODEL_ID = "qa-service"
+
+blueprint = Blueprint("facade", __name__)
 
 
 def _text(content: Any) -> str:
@@ -28,7 +34,9 @@ def _text(content: Any) -> str:
     raise BadRequest("message 'content' must be a string or a list of text parts")
 
 
-def parse_messages(body: dict, max_chars: int, max_turns: int) -> tuple[str, list[dict]]:
+def parse_messages(body: dict) -> tuple[str, list[Turn]]:
+    """The last user message is the question; earlier turns go through the same history check as /api/ask."""
+    settings = services().settings
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise BadRequest("'messages' must be a non-empty list")
@@ -40,67 +48,64 @@ def parse_messages(body: dict, max_chars: int, max_turns: int) -> tuple[str, lis
             turns.append({"role": message["role"], "content": _text(message.get("content", ""))})
     if not turns or turns[-1]["role"] != "user" or not turns[-1]["content"].strip():
         raise BadRequest("the last message must be a non-empty user message: it is the question")
-    question = turns[-1]["content"].strip()
-    if len(question) > max_chars:
-        raise PayloadTooLarge(f"the question is longer than {max_chars} characters")
-    return question, turns[:-1][-max_turns:]
+    question = question_text(turns[-1]["content"], settings, "the question")
+    return question, history_turns(turns[:-1], settings)
 
 
-def sources_block(result: dict) -> str:
+def sources_block(answer: Answer) -> str:
     cited = {}
-    for citation in result["citations"]:
-        cited.setdefault(citation["n"], citation)
+    for citation in answer.citations:
+        cited.setdefault(citation.n, citation)
     if not cited:
         return ""
-    lines = [f"[{n}] {c['label']} ({c['paper_id']})" for n, c in sorted(cited.items())]
+    lines = [f"[{n}] {c.label} ({c.paper_id})" for n, c in sorted(cited.items())]
     return "\n\nSources:\n" + "\n".join(lines)
 
 
-def _extras(result: dict) -> dict:
-    return {"citations": result["citations"], "grounded": result["grounded"], "insufficient_evidence": result["insufficient_evidence"], "warnings": result["warnings"]}
+def _extras(answer: Answer) -> dict:
+    return {"citations": [c.to_dict() for c in answer.citations], "grounded": answer.grounded,
+            "insufficient_evidence": answer.insufficient_evidence, "warnings": answer.warnings}
 
 
-def register(app: Flask, answerer: Any, body: Any, settings: Any, observe: Any) -> None:
-    """`answerer()`, `body()` and `observe(result)` come from the web layer."""
+@blueprint.get("/v1/models")
+def models() -> Any:
+    return jsonify(object="list", data=[{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "qa-service"}])
 
-    @app.get("/v1/models")
-    def models() -> Any:
-        return jsonify(object="list", data=[{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "qa-service"}])
 
-    @app.post("/v1/chat/completions")
-    def chat_completions() -> Any:
-        data = body()
-        question, history = parse_messages(data, settings().max_question_chars, settings().max_history_turns)
-        completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-        if not data.get("stream"):
-            result = answerer().ask(question, None, history)
-            observe(result)
-            usage = result["usage"]
-            return jsonify(
-                id=completion_id, object="chat.completion", created=created, model=MODEL_ID,
-                choices=[{"index": 0, "message": {"role": "assistant", "content": result["answer"] + sources_block(result)}, "finish_reason": "stop"}],
-                usage={**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]},
-                **_extras(result),
-            )
-        events = answerer().stream(question, None, history)
-        first = next(events)
+@blueprint.post("/v1/chat/completions")
+def chat_completions() -> Any:
+    data = json_body()
+    question, history = parse_messages(data)
+    completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    answerer = services().answerer
+    if not data.get("stream"):
+        answer = answerer.ask(question, None, history)
+        observe(answer)
+        usage = answer.usage
+        return jsonify(
+            id=completion_id, object="chat.completion", created=created, model=MODEL_ID,
+            choices=[{"index": 0, "message": {"role": "assistant", "content": answer.answer + sources_block(answer)}, "finish_reason": "stop"}],
+            usage={**usage.to_dict(), "total_tokens": usage.prompt_tokens + usage.completion_tokens},
+            **_extras(answer),
+        )
 
-        def chunk(delta: dict, finish: str | None = None, **extra: Any) -> str:
-            payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL_ID,
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
-            return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
+    def chunk(delta: dict, finish: str | None = None, **extra: Any) -> str:
+        payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL_ID,
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
-        def generate() -> Iterator[str]:
-            yield chunk({"role": "assistant", "content": ""})
-            try:
-                for kind, payload in [first, *events]:
-                    if kind == "delta":
-                        yield chunk({"content": payload})
-                    else:
-                        observe(payload)
-                        yield chunk({"content": sources_block(payload)}, "stop", **_extras(payload))
-            except QAError as exc:
-                yield f"data: {json.dumps({'error': {'message': exc.message, 'code': exc.code, 'type': 'server_error'}})}\n\n"
-            yield "data: [DONE]\n\n"
+    def write(event: StreamEvent) -> str:
+        if isinstance(event, Delta):
+            return chunk({"content": event.text})
+        if isinstance(event, Final):
+            return chunk({"content": sources_block(event.answer)}, "stop", **_extras(event.answer))
+        return ""  # the sources event has no counterpart in OpenAI's chunks
 
-        return Response(stream_with_context(generate()), mimetype="text/event-stream", headers={"Cache-Control": "no-cache"})
+    def fail(exc: QAError) -> str:
+        return f"data: {json.dumps({'error': {'message': exc.message, 'code': exc.code, 'type': 'server_error'}})}\n\n"
+
+    return event_stream(
+        answerer.stream(question, None, history), write=write, fail=fail, on_final=observe,
+        prefix=chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
+    )
+

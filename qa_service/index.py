@@ -23,13 +23,13 @@ import chromadb
 import numpy as np
 from chromadb.config import Settings as ChromaSettings
 
-from .chunking import Chunk, chunk_text
+from .chunking import chunk_text
 from .config import Settings
-from .corpus import Paper
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed
 from .lexical import LexicalIndex, empty_lexical
-from .tokens import get_encoding
+from .records import Chunk, Paper, StoredHashes, chunk_id
+from .tokens import token_counter
 
 Progress = Callable[[int], None]
 MANIFEST_TTL = 2.0
@@ -75,7 +75,7 @@ class Index:
         self.client = client or open_client(settings)
         self.chunks = self._collection("chunks")
         self.papers = self._collection("papers")
-        self._encoding = get_encoding(settings.tokenizer_encoding)
+        self._count = token_counter(settings.tokenizer_encoding)
         self.lexical = empty_lexical()
         self._manifest_cache: dict | None = None
         self._manifest_read_at = 0.0
@@ -174,16 +174,15 @@ class Index:
 
     # -- ingest ----------------------------------------------------------------
     def chunk(self, paper: Paper) -> list[Chunk]:
-        count = lambda text: len(self._encoding.encode(text, disallowed_special=()))  # noqa: E731
-        return chunk_text(paper.id, paper.text, count, self.settings.chunk_sentences, self.settings.chunk_max_tokens)
+        return chunk_text(paper.id, paper.text, self._count, self.settings.chunk_sentences, self.settings.chunk_max_tokens)
 
     def ingest(self, papers: Sequence[Paper], sync: bool = False, progress: Progress | None = None) -> IngestSummary:
         """Upsert changed papers (chunks first, paper record last); unchanged ones are skipped."""
         started = time.perf_counter()
         existing = self._existing_hashes()
-        todo = [p for p in papers if existing.get(p.id, ("", "", 0))[1] != self.embed_hash(p)]
+        todo = [p for p in papers if existing.get(p.id, StoredHashes()).embed_hash != self.embed_hash(p)]
         embedding = {p.id for p in todo}
-        relabel = [p for p in papers if p.id not in embedding and existing[p.id][0] != p.content_hash]
+        relabel = [p for p in papers if p.id not in embedding and existing[p.id].content_hash != p.content_hash]
         wanted = {p.id for p in papers}
         stale = [pid for pid in existing if pid not in wanted] if sync else []
         changed = bool(todo or stale or relabel)
@@ -202,9 +201,9 @@ class Index:
             progress(len(papers) - len(todo))
         for begin in range(0, len(relabel), 1000):  # metadata only (a title, a label): nothing re-embedded
             batch = relabel[begin : begin + 1000]
-            self.papers.update(ids=[p.id for p in batch], metadatas=[self._paper_metadata(p, existing[p.id][2]) for p in batch])
+            self.papers.update(ids=[p.id for p in batch], metadatas=[self._paper_metadata(p, existing[p.id].n_chunks) for p in batch])
         for pid in stale:
-            self._delete_paper(pid, existing[pid][2])
+            self._delete_paper(pid, existing[pid].n_chunks)
         if changed or manifest.get("state") != "ready":
             manifest.update(
                 state="ready",
@@ -229,22 +228,22 @@ class Index:
         key = f"{self.model_id}|{s.chunk_sentences}|{s.chunk_max_tokens}|{s.tokenizer_encoding}|{paper.text}"
         return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
-    def _existing_hashes(self) -> dict[str, tuple[str, str, int]]:
-        """paper id -> (content hash, embedding hash, number of chunks) as stored."""
-        found: dict[str, tuple[str, str, int]] = {}
+    def _existing_hashes(self) -> dict[str, StoredHashes]:
+        """What the store holds per paper id."""
+        found: dict[str, StoredHashes] = {}
         for batch in self._scan(self.papers, include=["metadatas"]):
             for pid, meta in zip(batch["ids"], batch["metadatas"]):
-                found[pid] = (meta.get("content_hash", ""), meta.get("embed_hash", ""), int(meta.get("n_chunks", 0)))
+                found[pid] = StoredHashes(meta.get("content_hash", ""), meta.get("embed_hash", ""), int(meta.get("n_chunks", 0)))
         return found
 
-    def _write_papers(self, papers: Sequence[Paper], existing: dict[str, tuple[str, str, int]]) -> int:
+    def _write_papers(self, papers: Sequence[Paper], existing: dict[str, StoredHashes]) -> int:
         chunks_by_paper = [self.chunk(p) for p in papers]
         flat = [c for chunks in chunks_by_paper for c in chunks]
         vectors = np.asarray(self.embedder([c.text for c in flat]), dtype=np.float32)
         for paper, chunks in zip(papers, chunks_by_paper):  # drop chunks an edit made obsolete
-            old = existing.get(paper.id, ("", "", 0))[2]
+            old = existing.get(paper.id, StoredHashes()).n_chunks
             if old > len(chunks):
-                self.chunks.delete(ids=[f"{paper.id}#{i}" for i in range(len(chunks), old)])
+                self.chunks.delete(ids=[chunk_id(paper.id, i) for i in range(len(chunks), old)])
         self.chunks.upsert(
             ids=[c.id for c in flat],
             embeddings=vectors,
@@ -273,8 +272,12 @@ class Index:
         }
 
     def _delete_paper(self, paper_id: str, n_chunks: int) -> None:
-        self.chunks.delete(ids=[f"{paper_id}#{i}" for i in range(n_chunks)])
+        self.chunks.delete(ids=[chunk_id(paper_id, i) for i in range(n_chunks)])
         self.papers.delete(ids=[paper_id])
+
+    def local_embed(self) -> Callable[[list[str]], Any] | None:
+        """The embedding function when it runs in-process (cheap per answer); None for a paid API."""
+        return self.embedder if getattr(self.embedder, "local", False) else None
 
     # -- reading -----------------------------------------------------------------
     def stats(self) -> dict:
@@ -294,25 +297,26 @@ class Index:
         if self.stats()["papers"] == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")
 
-    def get_papers(self, ids: Sequence[str], with_text: bool = True) -> dict[str, dict]:
-        """Paper records by id; without text (metadata only) when only labels are needed."""
+    def get_papers(self, ids: Sequence[str], with_text: bool = True) -> dict[str, Paper]:
+        """Papers by id; without text (metadata only, text and abstract empty) when only labels are needed."""
         if not ids:
             return {}
         found = self.papers.get(ids=list(ids), include=["documents", "metadatas"] if with_text else ["metadatas"])
         docs = found["documents"] if with_text else [None] * len(found["ids"])
-        return {pid: _paper_record(pid, doc, meta) for pid, doc, meta in zip(found["ids"], docs, found["metadatas"])}
+        return {pid: _paper_from_store(pid, doc, meta) for pid, doc, meta in zip(found["ids"], docs, found["metadatas"])}
 
-    def get_paper(self, paper_id: str) -> dict:
-        record = self.get_papers([paper_id]).get(paper_id)
-        if record is None:
+    def get_paper(self, paper_id: str) -> Paper:
+        paper = self.get_papers([paper_id]).get(paper_id)
+        if paper is None:
             raise NotFound(f"no paper with id {paper_id!r}")
-        return record
+        return paper
 
-    def list_papers(self) -> list[dict]:
-        records = []
+    def list_papers(self) -> list[Paper]:
+        """Every paper, metadata only, in natural id order."""
+        papers = []
         for batch in self._scan(self.papers, include=["metadatas"]):
-            records.extend(_paper_record(pid, None, meta) for pid, meta in zip(batch["ids"], batch["metadatas"]))
-        return sorted(records, key=lambda r: _natural_key(r["id"]))
+            papers.extend(_paper_from_store(pid, None, meta) for pid, meta in zip(batch["ids"], batch["metadatas"]))
+        return sorted(papers, key=lambda p: _natural_key(p.id))
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, dict]:
         if not ids:
@@ -337,16 +341,13 @@ class Index:
 
 
 
-def _paper_record(pid: str, text: str | None, meta: dict) -> dict:
-    record = {
-        "id": pid, "label": meta.get("label", pid), "title": meta.get("title", ""),
-        "authors": json.loads(meta.get("authors") or "[]"), "year": meta.get("year") or None,
-        "venue": meta.get("venue", ""), "url": meta.get("url", ""),
-        "keywords": json.loads(meta.get("keywords") or "[]"), "source": meta.get("source", ""),
-    }
-    if text is not None:
-        record.update(text=text, abstract=meta.get("abstract", text))
-    return record
+def _paper_from_store(pid: str, text: str | None, meta: dict) -> Paper:
+    return Paper(
+        id=pid, abstract=meta.get("abstract", text) if text is not None else "", text=text or "",
+        title=meta.get("title", ""), label=meta.get("label", pid), source=meta.get("source", ""),
+        authors=json.loads(meta.get("authors") or "[]"), year=meta.get("year") or None, venue=meta.get("venue", ""),
+        url=meta.get("url", ""), keywords=json.loads(meta.get("keywords") or "[]"),
+    )
 
 
 def _natural_key(pid: str) -> tuple:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-if TYPE_CHECKING:
-    from .corpus import Paper
+from .records import Paper
+from .textclean import clean_text
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
 _BOLD_RAW = re.compile(r"\*\*([^*]{2,40})\*\*|\\textbf\{([^{}]{2,40})\}|\\emph\{([^{}]{2,40})\}")
@@ -51,8 +51,6 @@ def name_candidates(text: str) -> set[str]:
 
 
 def _bold_terms(raw: str) -> list[str]:
-    from .textclean import clean_text
-
     terms = []
     for groups in _BOLD_RAW.findall(raw):
         term = clean_text(next(g for g in groups if g)).strip(" .,:")
@@ -61,7 +59,7 @@ def _bold_terms(raw: str) -> list[str]:
     return terms
 
 
-def derive_label(paper: "Paper", document_frequency: Counter) -> str:
+def derive_label(paper: Paper, document_frequency: Counter) -> str:
     """The best-scoring name unique to this paper, else a short phrase from the contribution."""
     text = paper.text
     scores: Counter = Counter()
@@ -113,7 +111,7 @@ def _phrase_label(text: str, intro_spans: list[int]) -> str:
     return " ".join(words[:8]).rstrip(",.;:") + ("…" if len(words) > 8 else "")
 
 
-def assign_labels(papers: Iterable["Paper"]) -> None:
+def assign_labels(papers: Iterable[Paper]) -> None:
     """Label every paper: its title when it has one, else a derived name; labels are unique."""
     papers = list(papers)
     frequency: Counter = Counter()

@@ -20,6 +20,8 @@ import Stemmer
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from .records import paper_of
+
 _STEMMER = Stemmer.Stemmer("english")
 _CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
@@ -47,9 +49,9 @@ class LexicalIndex:
         self.papers = papers
         self.version = version
         self._vocab = getattr(retriever, "vocab_dict", None) or {}
-        self._paper_ids = sorted({cid.rsplit("#", 1)[0] for cid in chunk_ids})
+        self._paper_ids = sorted({paper_of(cid) for cid in chunk_ids})
         self._paper_index = {pid: i for i, pid in enumerate(self._paper_ids)}
-        self._chunk_paper = np.array([self._paper_index[cid.rsplit("#", 1)[0]] for cid in chunk_ids], dtype=np.int64)
+        self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,

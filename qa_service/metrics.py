@@ -8,6 +8,8 @@ from typing import Any
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Gauge, Histogram, Info, generate_latest
 
+from .records import Answer
+
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 
@@ -25,14 +27,12 @@ class Metrics:
         self.chunks = Gauge("qa_index_chunks", "Chunks in the index.", registry=r)
         self.index = Info("qa_index", "Index version and embedding model.", registry=r)
 
-    def observe_answer(self, result: dict) -> None:
-        timings = result.get("timings_ms", {})
-        self.retrieve.observe(timings.get("retrieve", 0.0) / 1000)
-        self.generate.observe(timings.get("generate", 0.0) / 1000)
-        usage = result.get("usage", {})
-        self.tokens.labels("prompt").inc(usage.get("prompt_tokens", 0))
-        self.tokens.labels("completion").inc(usage.get("completion_tokens", 0))
-        outcome = "refused" if result.get("insufficient_evidence") else ("grounded" if result.get("grounded") else "ungrounded")
+    def observe_answer(self, answer: Answer) -> None:
+        self.retrieve.observe(answer.timings.retrieve / 1000)
+        self.generate.observe(answer.timings.generate / 1000)
+        self.tokens.labels("prompt").inc(answer.usage.prompt_tokens)
+        self.tokens.labels("completion").inc(answer.usage.completion_tokens)
+        outcome = "refused" if answer.insufficient_evidence else ("grounded" if answer.grounded else "ungrounded")
         self.answers.labels(outcome).inc()
 
     def observe_index(self, stats: dict[str, Any]) -> None:

@@ -3,37 +3,11 @@ model, and a scripted fake for tests. Library errors are converted here, once.""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 from .config import Settings
 from .errors import ModelError, ModelTimeout
-from .prompting import Source
-
-
-@dataclass
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def to_dict(self) -> dict:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
-
-
-@dataclass
-class ModelRequest:
-    """What every model gets: the chat messages, and the same sources as structured data."""
-
-    messages: list[dict]
-    question: str
-    sources: list[Source]
-    max_tokens: int = 512
-
-
-@dataclass
-class Completion:
-    text: str
-    usage: Usage = field(default_factory=Usage)
+from .records import Completion, ModelRequest, Usage
 
 
 class ChatModel(Protocol):
@@ -148,12 +122,3 @@ class FakeModel:
         for word in text.split(" "):
             yield word + " "
         yield Usage(7, len(text.split()))
-
-
-def build_model(settings: Settings, idf: Callable[[str], float]) -> ChatModel:
-    """The extractive model unless a model or an API key is configured."""
-    from .extractive import ExtractiveModel
-
-    if settings.model == "extractive" or not (settings.model or settings.openai_api_key or settings.openai_base_url):
-        return ExtractiveModel(idf)
-    return OpenAIChatModel(settings)

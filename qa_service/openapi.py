@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .config import Settings
+from .records import Answer, IssueKind, RefusalReason
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 
@@ -23,7 +24,7 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
     question = {"type": "string", "minLength": 1, "maxLength": settings.max_question_chars, "pattern": r"\S"}
     k = {"type": "integer", "minimum": 1, "maximum": settings.max_k}
     turn = {"type": "object", "required": ["role", "content"], "properties": {
-        "role": {"type": "string", "enum": ["user", "assistant"]}, "content": {"type": "string", "maxLength": 4000}}}
+        "role": {"type": "string", "enum": ["user", "assistant"]}, "content": {"type": "string", "maxLength": settings.max_history_chars}}}
     ask_body = {"type": "object", "required": ["question"], "properties": {
         "question": question, "k": k, "history": {"type": "array", "items": turn, "maxItems": settings.max_history_turns}}}
     common = _errors(429) if settings.rate_limit else {}
@@ -109,16 +110,34 @@ def _schemas() -> dict:
         "ChatCompletion": {"type": "object", "required": ["id", "object", "choices", "citations"], "properties": {
             "id": string, "object": string, "model": string, "choices": {"type": "array", "items": {"type": "object"}},
             "citations": {"type": "array", "items": citation}, "grounded": boolean}},
-        "Answer": {"type": "object", "required": [
-            "answer", "citations", "grounded", "insufficient_evidence", "warnings", "model", "usage", "timings_ms", "index"],
-            "properties": {
-                "answer": string, "citations": {"type": "array", "items": citation}, "grounded": boolean,
-                "insufficient_evidence": boolean, "warnings": {"type": "array", "items": string}, "model": string,
-                "question": string,
-                "sources": {"type": "array", "items": {"type": "object", "properties": {"n": integer, "paper_id": string, "label": string}}},
-                "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens"], "properties": {
-                    "prompt_tokens": integer, "completion_tokens": integer}},
-                "timings_ms": {"type": "object", "required": ["retrieve", "generate", "total"], "properties": {
-                    "retrieve": number, "generate": number, "total": number}},
-                "index": index}},
+        "Answer": answer_schema(citation, index),
     }
+
+
+def answer_schema(citation: dict, index: dict) -> dict:
+    """The Answer object: its properties are checked against `Answer.to_dict()` so they cannot drift."""
+    string, number, boolean = ({"type": t} for t in ("string", "number", "boolean"))
+    nullable_string = {"type": "string", "nullable": True}
+    properties = {
+        "answer": string,
+        "citations": {"type": "array", "items": citation},
+        "sources": {"type": "array", "items": {"type": "object", "required": ["n", "paper_id", "label"], "properties": {
+            "n": {"type": "integer"}, "paper_id": string, "label": string}}},
+        "grounded": boolean,
+        "insufficient_evidence": boolean,
+        "refusal_reason": {"type": "string", "nullable": True, "enum": [r.value for r in RefusalReason] + [None]},
+        "refusal_explanation": nullable_string,
+        "warnings": {"type": "array", "items": string},
+        "issues": {"type": "array", "items": {"type": "object", "required": ["kind", "sentence", "detail"], "properties": {
+            "kind": {"type": "string", "enum": [k.value for k in IssueKind]},
+            "sentence": {"type": "integer", "nullable": True}, "detail": string}}},
+        "question": string,
+        "asked": string,
+        "model": string,
+        "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens"], "properties": {
+            "prompt_tokens": {"type": "integer"}, "completion_tokens": {"type": "integer"}}},
+        "timings_ms": {"type": "object", "required": ["retrieve", "generate", "total"], "properties": {
+            "retrieve": number, "generate": number, "total": number}},
+        "index": index,
+    }
+    return {"type": "object", "required": list(Answer("").to_dict()), "properties": properties}

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Callable, Sequence
 
 from .errors import ConfigError
-from .retrieval import PaperHit
+from .records import REFUSAL, PaperHit, Passage, Source, Turn
 from .textclean import sentence_spans
-
-#: The one refusal sentence: in the prompt, in the code that recognises it, in the tests.
-REFUSAL = "The abstracts in the corpus do not answer this question."
 
 _TAG = re.compile(r"<\s*/?\s*source\b", re.IGNORECASE)
 
@@ -34,9 +31,9 @@ def load_templates(folder: Path | None = None) -> dict[str, Template]:
     return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in ("system", "user", "source", "rewrite")}
 
 
-def rewrite_messages(question: str, history: Sequence[dict], max_chars: int = 4000) -> list[dict]:
+def rewrite_messages(question: str, history: Sequence[Turn], max_chars: int = 4000) -> list[dict]:
     """Messages asking a model to make a follow-up question standalone."""
-    conversation = "\n".join(f"{turn['role']}: {turn['content']}" for turn in history)[-max_chars:]
+    conversation = "\n".join(f"{turn.role}: {turn.content}" for turn in history)[-max_chars:]
     text = load_templates()["rewrite"].substitute(conversation=defuse(conversation), question=defuse(question))
     return [{"role": "user", "content": text}]
 
@@ -44,36 +41,6 @@ def rewrite_messages(question: str, history: Sequence[dict], max_chars: int = 40
 def defuse(text: str) -> str:
     """Abstracts cannot close or open a source fence: their tags are shown, not obeyed."""
     return _TAG.sub(lambda m: m.group(0).replace("<", "‹"), text)
-
-
-@dataclass
-class Passage:
-    start: int
-    end: int
-    text: str
-
-
-@dataclass
-class Source:
-    """A numbered source: one paper and the sentences of it that fit the budget."""
-
-    n: int
-    paper_id: str
-    label: str
-    paper_text: str
-    passages: list[Passage] = field(default_factory=list)
-
-    @property
-    def text(self) -> str:
-        """Passages in abstract order, with an ellipsis where sentences were left out."""
-        parts: list[str] = []
-        last_end = 0
-        for passage in sorted(self.passages, key=lambda p: p.start):
-            if parts and passage.start > last_end + 1:
-                parts.append("…")
-            parts.append(passage.text)
-            last_end = passage.end
-        return " ".join(parts)
 
 
 @dataclass
@@ -100,13 +67,13 @@ def build_prompt(
     count: Callable[[str], int],
     max_context_tokens: int,
     answer_tokens: int,
-    history: Sequence[dict] = (),
+    history: Sequence[Turn] = (),
 ) -> Prompt:
     """Pack whole sentences, most relevant evidence first, into what the budget leaves."""
     templates = load_templates()
     system = templates["system"].substitute(refusal=REFUSAL)
     frame = templates["user"].substitute(sources="", question=question, refusal=REFUSAL)
-    history_tokens = sum(count(turn["content"]) + 4 for turn in history)
+    history_tokens = sum(count(turn.content) + 4 for turn in history)
     budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens
     sources = [Source(i + 1, h.paper_id, h.label, h.text) for i, h in enumerate(hits)]
     orders = [_sentence_order(h) for h in hits]
@@ -135,7 +102,7 @@ def build_prompt(
     return Prompt(messages, kept, question, total)
 
 
-def _render(templates: dict, system: str, question: str, sources: list[Source], history: Sequence[dict]) -> tuple[list[dict], list[Source]]:
+def _render(templates: dict, system: str, question: str, sources: list[Source], history: Sequence[Turn]) -> tuple[list[dict], list[Source]]:
     kept = [s for s in sources if s.passages]
     for n, source in enumerate(kept, start=1):
         source.n = n
@@ -144,4 +111,4 @@ def _render(templates: dict, system: str, question: str, sources: list[Source], 
         for s in kept
     )
     user = templates["user"].substitute(sources=rendered, question=defuse(question), refusal=REFUSAL)
-    return [{"role": "system", "content": system}, *history, {"role": "user", "content": user}], kept
+    return [{"role": "system", "content": system}, *(t.to_dict() for t in history), {"role": "user", "content": user}], kept

@@ -8,17 +8,13 @@ does not separate answerable from unanswerable questions (see FINDINGS.md).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable
 
 from .config import Settings
 from .index import Index
 from .labels import is_name_like, question_names
 from .lexical import LexicalIndex, analyze, content_terms
-
-
-def paper_of(chunk_id: str) -> str:
-    return chunk_id.rsplit("#", 1)[0]
+from .records import Evidence, Paper, PaperHit, paper_of
 
 
 def _named_papers(names: set[str], candidates: list[str], labels: dict[str, str], lexical: LexicalIndex,
@@ -38,38 +34,6 @@ def _named_papers(names: set[str], candidates: list[str], labels: dict[str, str]
             pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
             named.update(pid for pid in candidates if pattern.search(text(pid)))
     return named
-
-
-@dataclass
-class Evidence:
-    chunk_id: str
-    text: str
-    start: int
-    end: int
-
-    def to_dict(self) -> dict:
-        return {"text": self.text, "start": self.start, "end": self.end}
-
-
-@dataclass
-class PaperHit:
-    paper_id: str
-    label: str
-    score: float
-    dense: float
-    lexical: float
-    coverage: float
-    named: bool = False
-    evidence: list[Evidence] = field(default_factory=list)
-    text: str = ""
-
-    def to_dict(self) -> dict:
-        return {
-            "paper_id": self.paper_id,
-            "label": self.label,
-            "score": round(self.score, 4),
-            "evidence": [e.to_dict() for e in self.evidence],
-        }
 
 
 class Retriever:
@@ -104,7 +68,7 @@ class Retriever:
         candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
         labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
-        cache: dict[str, dict] = {}
+        cache: dict[str, Paper] = {}
         named = _named_papers(question_names(question), candidates, labels, lexical, lambda pid: self._text(pid, candidates, cache))
         hits: list[PaperHit] = []
         for pid in candidates:
@@ -123,21 +87,22 @@ class Retriever:
         if texts and hits:
             papers = cache or self.index.get_papers([h.paper_id for h in hits])  # reuse texts a name check fetched
             for hit in hits:
-                hit.text = papers[hit.paper_id]["text"]
+                hit.text = papers[hit.paper_id].text
         return hits
 
-    def _text(self, paper_id: str, candidates: list[str], cache: dict[str, dict]) -> str:
+    def _text(self, paper_id: str, candidates: list[str], cache: dict[str, Paper]) -> str:
         """A candidate's text, all candidates fetched in one call the first time one is needed."""
         if not cache:
             cache.update(self.index.get_papers(candidates))
-        return cache.get(paper_id, {}).get("text", "")
+        paper = cache.get(paper_id)
+        return paper.text if paper else ""
 
     def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
         labels = {pid: lexical.labels[pid] for pid in paper_ids if pid in lexical.labels}
         missing = [pid for pid in paper_ids if pid not in labels]
         if missing:
-            labels.update({pid: rec["label"] for pid, rec in self.index.get_papers(missing, with_text=False).items()})
+            labels.update({pid: paper.label for pid, paper in self.index.get_papers(missing, with_text=False).items()})
         return labels
 
     def _attach_evidence(self, hits: list[PaperHit], records: dict[str, dict], rank: dict[str, float], limit: int = 3) -> None:

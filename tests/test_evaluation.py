@@ -6,7 +6,7 @@ import pytest
 
 from qa_service.errors import CorpusError
 from qa_service.evaluation import Question, answer_metrics, evaluate_answers, fact_found, rank_metrics, read_questions
-from qa_service.prompting import REFUSAL
+from qa_service.records import REFUSAL, Answer, Citation, CitationIssue, IssueKind
 
 SINGLE = Question("s", "How much faster is Tequila?", "single", ["p:1"], ["3.0×", "ARC"])
 UNANSWERABLE = Question("u", "What learning rate does Tequila use?", "unanswerable")
@@ -16,8 +16,9 @@ def cite(pid: str, supported: bool = True, sentence: int = 0) -> dict:
     return {"n": 1, "paper_id": pid, "label": "L", "quote": "q", "start": 0, "end": 1, "score": 1.0, "supported": supported, "sentence": sentence}
 
 
-def result(answer: str, citations: list, refused: bool = False, warnings: list | None = None) -> dict:
-    return {"answer": answer, "citations": citations, "insufficient_evidence": refused, "warnings": warnings or []}
+def result(answer: str, citations: list, refused: bool = False, uncited: tuple[int, ...] = ()) -> Answer:
+    issues = [CitationIssue(IssueKind.UNCITED, i, "") for i in uncited]
+    return Answer(answer, [Citation.from_dict(c) for c in citations], insufficient_evidence=refused, issues=issues)
 
 
 def test_rank_metrics():
@@ -28,7 +29,7 @@ def test_rank_metrics():
 
 def test_perfect_answer():
     m = answer_metrics(SINGLE, result("It gives a 3.0x speedup on ARC [1].", [cite("p:1")]))
-    assert m == {"refused": False, "cited": ["p:1"], "citation_precision": 1.0, "sentence_support": 1.0, "citation_recall": 1.0, "gold_precision": 1.0, "fact_recall": 1.0}
+    assert m == {"refused": False, "refusal_reason": None, "cited": ["p:1"], "citation_precision": 1.0, "sentence_support": 1.0, "citation_recall": 1.0, "gold_precision": 1.0, "fact_recall": 1.0}
 
 
 def test_answer_citing_a_wrong_paper_without_support():
@@ -37,7 +38,7 @@ def test_answer_citing_a_wrong_paper_without_support():
 
 
 def test_missing_fact_and_an_uncited_sentence():
-    m = answer_metrics(SINGLE, result("Tequila is fast [1]. It is great.", [cite("p:1")], warnings=["sentence 2 has no citation: 'It is great.'"]))
+    m = answer_metrics(SINGLE, result("Tequila is fast [1]. It is great.", [cite("p:1")], uncited=(1,)))
     assert m["fact_recall"] == 0.0 and m["sentence_support"] == 0.5
 
 

@@ -12,7 +12,7 @@ from tests.conftest import DEV_QUESTIONS
 
 @pytest.fixture(scope="module")
 def answerer(seed_index, seed_settings):
-    return Answerer(seed_index, seed_settings)
+    return Answerer(seed_index, seed_settings, ExtractiveModel())
 
 
 def test_default_model_is_extractive_offline(answerer):
@@ -30,21 +30,21 @@ def test_default_model_is_extractive_offline(answerer):
 )
 def test_picks_the_sentence_that_answers(answerer, question, must_contain):
     result = answerer.ask(question)
-    assert must_contain in result["answer"]
-    assert result["grounded"] and not result["insufficient_evidence"]
-    assert all(c["supported"] for c in result["citations"])
+    assert must_contain in result.answer
+    assert result.grounded and not result.insufficient_evidence
+    assert all(c.supported for c in result.citations)
 
 
 def test_every_sentence_is_a_cited_verbatim_quote(answerer, seed_index):
     result = answerer.ask("How can state space models see the whole image at once?")
-    for citation in result["citations"]:
-        text = seed_index.get_paper(citation["paper_id"])["text"]
-        assert text[citation["start"] : citation["end"]] == citation["quote"]
+    for citation in result.citations:
+        text = seed_index.get_paper(citation.paper_id).text
+        assert text[citation.start : citation.end] == citation.quote
 
 
 def test_several_papers_for_a_question_about_several(answerer):
     result = answerer.ask("Which papers quantize LLM weights?")
-    cited = {c["paper_id"] for c in result["citations"]}
+    cited = {c.paper_id for c in result.citations}
     assert {"000_e3b5a0511f204a83:11", "003_94e388001bdf9878:6"} <= cited
     assert len(cited) >= 3
 
@@ -55,12 +55,12 @@ def test_several_papers_for_a_question_about_several(answerer):
 )
 def test_refuses_details_the_named_abstract_does_not_give(answerer, question):
     result = answerer.ask(question)
-    assert result["answer"] == REFUSAL and result["insufficient_evidence"] and result["citations"] == []
+    assert result.answer == REFUSAL and result.insufficient_evidence and result.citations == []
 
 
 def test_refuses_without_sources():
-    model = ExtractiveModel(lambda term: 1.0)
-    assert model.answer("anything?", []) == REFUSAL
+    model = ExtractiveModel()
+    assert model.answer("anything?", [], lambda term: 1.0) == REFUSAL
     source = Source(1, "p:1", "Tequila", "Tequila quantizes weights.", [Passage(0, 26, "Tequila quantizes weights.")])
     assert is_refusal(model.answer("What is the capital of France?", [source]))
 

@@ -74,3 +74,31 @@ def test_metrics_count_requests_answers_and_index(seed_settings, seed_index):
     assert 'qa_answers_total{outcome="grounded"} 1.0' in body and 'qa_answers_total{outcome="refused"} 1.0' in body
     assert "qa_index_papers 57.0" in body and 'embedding_model="all-MiniLM-L6-v2-onnx-int8"' in body
     assert "qa_retrieve_seconds_count 2.0" in body and "qa_http_request_seconds_bucket" in body
+
+
+class BreaksMidStream:
+    """A model that writes a little, then fails in a way nobody planned for."""
+
+    name = "breaks"
+
+    def complete(self, request):
+        raise AssertionError("not used")
+
+    def stream(self, request):
+        yield "RouterArena is "
+        raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/v1/chat/completions", {"stream": True, "messages": [{"role": "user", "content": "What is RouterArena?"}]}),
+    ("/api/ask/stream", {"question": "What is RouterArena?"}),
+])
+def test_an_unexpected_error_mid_stream_still_ends_the_stream(seed_settings, seed_index, path, body):
+    """Both routes share one SSE writer: what was sent, an error event, and (on /v1) [DONE]."""
+    app = create_app(seed_settings, index=seed_index, model=BreaksMidStream())
+    text = app.test_client().post(path, json=body).get_data(as_text=True)
+    assert "RouterArena is" in text and "internal error" in text and "boom" not in text
+    if path.startswith("/v1"):
+        assert text.rstrip().endswith("data: [DONE]")
+    else:
+        assert "event: error" in text and "event: final" not in text

@@ -44,7 +44,7 @@ def test_edited_abstract_replaces_only_its_chunks(settings, tmp_path):
     assert {k: v for k, v in after.items() if not k.startswith("s:2#")} == {k: v for k, v in before.items() if not k.startswith("s:2#")}
     assert [k for k in after if k.startswith("s:2#")] == ["s:2#0"]  # the stale second chunk is gone
     assert after["s:2#0"][0] == "We propose Tequila, a ternary method."
-    assert index.get_paper("s:2")["text"] == "We propose Tequila, a ternary method."
+    assert index.get_paper("s:2").text == "We propose Tequila, a ternary method."
 
 
 def test_sync_removes_papers_no_longer_present(settings, tmp_path):
@@ -121,8 +121,8 @@ def test_stats_and_listing(seed_index):
     stats = seed_index.stats()
     assert stats["papers"] == 57 and stats["chunks"] > 57 and stats["built_at"]
     listing = seed_index.list_papers()
-    assert [r["id"] for r in listing[:2]] == ["000_e3b5a0511f204a83:1", "000_e3b5a0511f204a83:2"]
-    assert listing[1]["label"] == "RouterArena"
+    assert [r.id for r in listing[:2]] == ["000_e3b5a0511f204a83:1", "000_e3b5a0511f204a83:2"]
+    assert listing[1].label == "RouterArena"
 
 
 def test_moving_or_relabelling_a_paper_re_embeds_nothing(settings, tmp_path):
@@ -139,5 +139,5 @@ def test_moving_or_relabelling_a_paper_re_embeds_nothing(settings, tmp_path):
     papers[0].label = papers[0].title
     summary = index.ingest(papers)
     assert (summary.updated, summary.chunks) == (1, 0)
-    assert index.get_paper("s:1")["label"] == "RouterArena: An Open Platform"
+    assert index.get_paper("s:1").label == "RouterArena: An Open Platform"
     assert chunk_snapshot(index) == before

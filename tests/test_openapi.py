@@ -53,3 +53,28 @@ def test_the_document_lists_every_route(app):
     documented = set(app.test_client().get("/openapi.json").get_json()["paths"])
     routes = {r.rule.replace("<path:paper_id>", "{paper_id}") for r in app.url_map.iter_rules()}
     assert routes - documented == {"/", "/openapi.json", "/static/<path:filename>"}
+
+
+def test_the_answer_schema_is_the_answer_type(app):
+    """Every key Answer.to_dict() writes is documented and required, and nothing else: the two cannot drift."""
+    from qa_service.records import Answer
+
+    schema = app.test_client().get("/openapi.json").get_json()["components"]["schemas"]["Answer"]
+    keys = set(Answer("").to_dict())
+    assert set(schema["properties"]) == keys and set(schema["required"]) == keys
+
+
+def test_history_limits_are_the_ones_enforced(app):
+    """The document's history limits are the settings the validator uses."""
+    settings = app.extensions["qa"].settings
+    body = app.test_client().get("/openapi.json").get_json()["paths"]["/api/ask"]["post"]["requestBody"]
+    history = body["content"]["application/json"]["schema"]["properties"]["history"]
+    assert history["maxItems"] == settings.max_history_turns
+    assert history["items"]["properties"]["content"]["maxLength"] == settings.max_history_chars
+    client = app.test_client()
+    too_long = client.post("/api/ask", json={"question": "What is SERE?", "history": [{"role": "user", "content": "x" * (settings.max_history_chars + 1)}]})
+    assert too_long.status_code == 413
+    turns = [{"role": "user", "content": "hi"}] * (settings.max_history_turns + 1)
+    messages = turns + [{"role": "user", "content": "What is SERE?"}]
+    assert client.post("/api/ask", json={"question": "What is SERE?", "history": turns}).status_code == 400
+    assert client.post("/v1/chat/completions", json={"messages": messages}).status_code == 400

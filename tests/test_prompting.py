@@ -1,4 +1,5 @@
 from qa_service.prompting import REFUSAL, build_prompt, defuse, load_templates, prompts_dir
+from qa_service.records import Turn
 from qa_service.retrieval import Evidence, PaperHit
 from qa_service.tokens import count_tokens
 from tests.conftest import ROOT
@@ -58,6 +59,6 @@ def test_abstracts_cannot_close_the_fence():
 
 
 def test_history_goes_before_the_question():
-    history = [{"role": "user", "content": "What is Tequila?"}, {"role": "assistant", "content": "A quantizer [1]."}]
+    history = [Turn("user", "What is Tequila?"), Turn("assistant", "A quantizer [1].")]
     prompt = build_prompt("and its speedup?", [hit("b:2", "Tequila", TEXT_B)], count_tokens, 3000, 100, history)
     assert [m["role"] for m in prompt.messages] == ["system", "user", "assistant", "user"]

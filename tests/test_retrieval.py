@@ -29,7 +29,7 @@ def test_hits_carry_labels_scores_and_exact_evidence(retriever, seed_index):
     hits = retriever.search("How much faster is inference with Tequila?", 3)
     top = hits[0]
     assert top.label == "Tequila" and top.score > 0 and top.evidence
-    text = seed_index.get_paper(top.paper_id)["text"]
+    text = seed_index.get_paper(top.paper_id).text
     for evidence in top.evidence:
         assert text[evidence.start : evidence.end] == evidence.text
     assert set(top.to_dict()) == {"paper_id", "label", "score", "evidence"}

@@ -1,0 +1,47 @@
+"""Request inputs checked once, with the same limits for every route and the CLI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Settings
+from .errors import BadRequest, PayloadTooLarge
+from .records import Turn
+
+
+def question_text(question: Any, settings: Settings, what: str = "'question'") -> str:
+    """A non-empty string within the length limit, stripped."""
+    if question is None:
+        raise BadRequest(f"{what} is required")
+    if not isinstance(question, str):
+        raise BadRequest(f"{what} must be a string")
+    if not question.strip():
+        raise BadRequest(f"{what} must not be empty")
+    if len(question) > settings.max_question_chars:
+        raise PayloadTooLarge(f"{what} is longer than {settings.max_question_chars} characters")
+    return question.strip()
+
+
+def k_value(k: Any, settings: Settings) -> int:
+    """A whole number of papers within `max_k` (callers pass the default when none was given)."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= settings.max_k:
+        raise BadRequest(f"'k' must be a whole number from 1 to {settings.max_k}")
+    return k
+
+
+def history_turns(history: Any, settings: Settings) -> list[Turn]:
+    """[{role: user|assistant, content: str}, ...]: at most `max_history_turns`, each within `max_history_chars`."""
+    if history is None:
+        return []
+    if not isinstance(history, list):
+        raise BadRequest("'history' must be a list of {role, content} turns")
+    if len(history) > settings.max_history_turns:
+        raise BadRequest(f"'history' has more than {settings.max_history_turns} turns")
+    turns = []
+    for i, turn in enumerate(history):
+        if not isinstance(turn, dict) or turn.get("role") not in ("user", "assistant") or not isinstance(turn.get("content"), str):
+            raise BadRequest(f"'history[{i}]' must be {{\"role\": \"user\"|\"assistant\", \"content\": string}}")
+        if len(turn["content"]) > settings.max_history_chars:
+            raise PayloadTooLarge(f"'history[{i}].content' is longer than {settings.max_history_chars} characters")
+        turns.append(Turn(turn["role"], turn["content"]))
+    return turns

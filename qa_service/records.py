@@ -1,0 +1,485 @@
+"""The plain types that cross module boundaries, defined once, at the bottom of the house.
+
+This module imports nothing from the package: everything else may import it. A result
+travels as these objects; it becomes a dict only at the HTTP edge (`to_dict`) and back
+into an object only in the client (`from_dict`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
+
+#: The one refusal sentence: in the prompt, in the code that recognises it, in the tests.
+REFUSAL = "The abstracts in the corpus do not answer this question."
+
+CHUNK_SEPARATOR = "#"
+
+
+def chunk_id(paper_id: str, position: int) -> str:
+    """The stable id of a paper's chunk: `<paper id>#<position>`."""
+    return f"{paper_id}{CHUNK_SEPARATOR}{position}"
+
+
+def paper_of(chunk: str) -> str:
+    """The paper id a chunk id belongs to."""
+    return chunk.rsplit(CHUNK_SEPARATOR, 1)[0]
+
+
+# -- the corpus ---------------------------------------------------------------------------
+
+
+@dataclass
+class Paper:
+    """One abstract: raw as given, cleaned for embedding, search and display."""
+
+    id: str
+    abstract: str
+    text: str
+    title: str = ""
+    label: str = ""
+    source: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str = ""
+    url: str = ""
+    keywords: list[str] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        """Changes whenever anything we show about the paper changes (not where it was read from)."""
+        payload = json.dumps({k: v for k, v in asdict(self).items() if k != "source"}, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A span of one paper's cleaned text: text == paper.text[start:end]."""
+
+    paper_id: str
+    position: int
+    start: int
+    end: int
+    text: str
+    tokens: int
+
+    @property
+    def id(self) -> str:
+        return chunk_id(self.paper_id, self.position)
+
+
+class StoredHashes(NamedTuple):
+    """What the store records per paper, to tell what an ingest must redo."""
+
+    content_hash: str = ""
+    embed_hash: str = ""
+    n_chunks: int = 0
+
+
+# -- retrieval ----------------------------------------------------------------------------
+
+
+@dataclass
+class Evidence:
+    chunk_id: str
+    text: str
+    start: int
+    end: int
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "start": self.start, "end": self.end}
+
+
+@dataclass
+class PaperHit:
+    """One retrieved paper: its fused score, the signals behind it and its best chunks."""
+
+    paper_id: str
+    label: str
+    score: float
+    dense: float
+    lexical: float
+    coverage: float
+    named: bool = False
+    evidence: list[Evidence] = field(default_factory=list)
+    text: str = ""
+    relevant: bool = True
+
+    def to_dict(self) -> dict:
+        return {
+            "paper_id": self.paper_id,
+            "label": self.label,
+            "score": round(self.score, 4),
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+# -- prompting ----------------------------------------------------------------------------
+
+
+@dataclass
+class Passage:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Source:
+    """A numbered source: one paper and the sentences of it that fit the budget."""
+
+    n: int
+    paper_id: str
+    label: str
+    paper_text: str
+    passages: list[Passage] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """Passages in abstract order, with an ellipsis where sentences were left out."""
+        parts: list[str] = []
+        last_end = 0
+        for passage in sorted(self.passages, key=lambda p: p.start):
+            if parts and passage.start > last_end + 1:
+                parts.append("…")
+            parts.append(passage.text)
+            last_end = passage.end
+        return " ".join(parts)
+
+    def to_ref(self) -> "SourceRef":
+        return SourceRef(self.n, self.paper_id, self.label)
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A source as the answer lists it: number, paper id, label."""
+
+    n: int
+    paper_id: str
+    label: str
+
+    def to_dict(self) -> dict:
+        return {"n": self.n, "paper_id": self.paper_id, "label": self.label}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "SourceRef":
+        return cls(int(data["n"]), str(data["paper_id"]), str(data["label"]))
+
+
+# -- citations ----------------------------------------------------------------------------
+
+
+@dataclass
+class Citation:
+    n: int
+    paper_id: str
+    label: str
+    quote: str
+    start: int
+    end: int
+    score: float
+    supported: bool
+    sentence: int
+
+    def to_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Citation":
+        return cls(
+            int(data["n"]), str(data["paper_id"]), str(data["label"]), str(data["quote"]), int(data["start"]),
+            int(data["end"]), float(data["score"]), bool(data["supported"]), int(data.get("sentence", 0)),
+        )
+
+
+class IssueKind(str, Enum):
+    """What the citation check found wrong with one sentence or marker."""
+
+    UNCITED = "uncited"  # a sentence with no citation
+    UNSUPPORTED = "unsupported"  # its sources do not back it
+    UNKNOWN_SOURCE = "unknown_source"  # a marker that names no source
+
+
+@dataclass(frozen=True)
+class CitationIssue:
+    """One finding of the citation check; `message` is its wording for people."""
+
+    kind: IssueKind
+    sentence: int | None
+    detail: str
+
+    @property
+    def message(self) -> str:
+        if self.kind is IssueKind.UNCITED:
+            return f"sentence {(self.sentence or 0) + 1} has no citation: {self.detail}"
+        if self.kind is IssueKind.UNSUPPORTED:
+            return f"sentence {(self.sentence or 0) + 1} is not supported by its sources {self.detail}"
+        return f"citation [{self.detail}] does not match any source and was removed"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind.value, "sentence": self.sentence, "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CitationIssue":
+        sentence = data.get("sentence")
+        return cls(IssueKind(data["kind"]), None if sentence is None else int(sentence), str(data.get("detail", "")))
+
+
+@dataclass
+class CheckedAnswer:
+    answer: str
+    citations: list[Citation] = field(default_factory=list)
+    issues: list[CitationIssue] = field(default_factory=list)
+    grounded: bool = False
+    refused: bool = False
+
+    @property
+    def warnings(self) -> list[str]:
+        return [issue.message for issue in self.issues]
+
+
+# -- answerability ------------------------------------------------------------------------
+
+
+class RefusalReason(str, Enum):
+    """Why a question was not answered: each has its own plain-words explanation."""
+
+    OFF_TOPIC = "off_topic"
+    NOT_IN_CORPUS = "not_in_corpus"
+    DETAIL_MISSING = "detail_missing"
+    NOT_STATED = "not_stated"
+
+    @property
+    def explanation(self) -> str:
+        return _EXPLANATIONS[self]
+
+
+_EXPLANATIONS = {
+    RefusalReason.OFF_TOPIC: "No paper in the corpus is about this.",
+    RefusalReason.NOT_IN_CORPUS: "The paper or method the question names is not in the corpus.",
+    RefusalReason.DETAIL_MISSING: "The paper the question is about does not state this detail in its abstract.",
+    RefusalReason.NOT_STATED: "The abstracts that were found do not state the answer.",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Can the retrieved evidence answer the question? If not, why not, in one typed reason."""
+
+    answerable: bool
+    reason: RefusalReason | None = None
+    detail: str = ""
+    about: tuple[str, ...] = ()  # paper ids the question is about (named, or the one the detail was sought in)
+
+    @classmethod
+    def yes(cls, about: Sequence[str] = ()) -> "Verdict":
+        return cls(True, None, "", tuple(about))
+
+    @classmethod
+    def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
+        return cls(False, reason, detail, tuple(about))
+
+
+# -- models ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_dict(self) -> dict:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Usage":
+        return cls(int(data.get("prompt_tokens", 0)), int(data.get("completion_tokens", 0)))
+
+
+class CorpusView(Protocol):
+    """What an answerer may learn about the corpus: term rarity and (optionally) embeddings."""
+
+    def idf(self, term: str) -> float: ...
+
+    def embed(self, texts: list[str]) -> Sequence[Any] | None: ...
+
+
+@dataclass
+class ModelRequest:
+    """What every model gets: the chat messages, and the same sources as structured data.
+
+    `task` is "answer" or "rewrite" (make a follow-up standalone); `corpus` is what a model
+    that reads the sources itself (the extractive one) may use: it travels with the request,
+    so the answerer never needs to know which model it holds."""
+
+    messages: list[dict]
+    question: str
+    sources: list[Source]
+    max_tokens: int = 512
+    task: str = "answer"
+    history: list["Turn"] = field(default_factory=list)
+    corpus: CorpusView | None = None
+    about: tuple[str, ...] = ()
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier turn of a conversation."""
+
+    role: str
+    content: str
+
+    def to_dict(self) -> dict:
+        return {"role": self.role, "content": self.content}
+
+
+# -- answers --------------------------------------------------------------------------------
+
+
+@dataclass
+class Timings:
+    retrieve: float = 0.0
+    generate: float = 0.0
+    total: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"retrieve": round(self.retrieve, 1), "generate": round(self.generate, 1), "total": round(self.total, 1)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Timings":
+        return cls(float(data.get("retrieve", 0.0)), float(data.get("generate", 0.0)), float(data.get("total", 0.0)))
+
+
+@dataclass
+class IndexInfo:
+    papers: int = 0
+    built_at: str | None = None
+    embedding_model: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"papers": self.papers, "built_at": self.built_at, "embedding_model": self.embedding_model}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "IndexInfo":
+        return cls(int(data.get("papers", 0)), data.get("built_at"), data.get("embedding_model"))
+
+
+@dataclass
+class Answer:
+    """A cited answer, or a refusal with its reason: what every route returns."""
+
+    answer: str
+    citations: list[Citation] = field(default_factory=list)
+    sources: list[SourceRef] = field(default_factory=list)
+    grounded: bool = False
+    insufficient_evidence: bool = False
+    issues: list[CitationIssue] = field(default_factory=list)
+    question: str = ""
+    model: str = ""
+    usage: Usage = field(default_factory=Usage)
+    timings: Timings = field(default_factory=Timings)
+    index: IndexInfo = field(default_factory=IndexInfo)
+    refusal_reason: RefusalReason | None = None
+    asked: str = ""  # the question as the user typed it, when `question` (what was searched) differs
+
+    @property
+    def warnings(self) -> list[str]:
+        return [issue.message for issue in self.issues]
+
+    @property
+    def uncited_sentences(self) -> int:
+        return sum(1 for issue in self.issues if issue.kind is IssueKind.UNCITED)
+
+    def to_dict(self) -> dict:
+        return {
+            "answer": self.answer,
+            "citations": [c.to_dict() for c in self.citations],
+            "sources": [s.to_dict() for s in self.sources],
+            "grounded": self.grounded,
+            "insufficient_evidence": self.insufficient_evidence,
+            "refusal_reason": self.refusal_reason.value if self.refusal_reason else None,
+            "refusal_explanation": self.refusal_reason.explanation if self.refusal_reason else None,
+            "warnings": self.warnings,
+            "issues": [i.to_dict() for i in self.issues],
+            "question": self.question,
+            "asked": self.asked or self.question,
+            "model": self.model,
+            "usage": self.usage.to_dict(),
+            "timings_ms": self.timings.to_dict(),
+            "index": self.index.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Answer":
+        reason = data.get("refusal_reason")
+        return cls(
+            answer=str(data["answer"]),
+            citations=[Citation.from_dict(c) for c in data.get("citations", [])],
+            sources=[SourceRef.from_dict(s) for s in data.get("sources", [])],
+            grounded=bool(data.get("grounded")),
+            insufficient_evidence=bool(data.get("insufficient_evidence")),
+            issues=[CitationIssue.from_dict(i) for i in data.get("issues", [])],
+            question=str(data.get("question", "")),
+            model=str(data.get("model", "")),
+            usage=Usage.from_dict(data.get("usage", {})),
+            timings=Timings.from_dict(data.get("timings_ms", {})),
+            index=IndexInfo.from_dict(data.get("index", {})),
+            refusal_reason=RefusalReason(reason) if reason else None,
+            asked=str(data.get("asked", "")),
+        )
+
+
+# -- stream events --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourcesEvent:
+    """Sent first: the papers the answer will draw on, before any text."""
+
+    sources: tuple[SourceRef, ...]
+    question: str
+
+    name = "sources"
+
+    def payload(self) -> dict:
+        return {"sources": [s.to_dict() for s in self.sources], "question": self.question}
+
+
+@dataclass(frozen=True)
+class Delta:
+    """A piece of answer text as the model writes it."""
+
+    text: str
+
+    name = "delta"
+
+    def payload(self) -> dict:
+        return {"text": self.text}
+
+
+@dataclass(frozen=True)
+class Final:
+    """The complete, checked answer: always the last event of a successful stream."""
+
+    answer: Answer
+
+    name = "final"
+
+    def payload(self) -> dict:
+        return self.answer.to_dict()
+
+
+StreamEvent = SourcesEvent | Delta | Final
+IdfFn = Callable[[str], float]

@@ -1,0 +1,85 @@
+"""The composition root: settings -> index, model and answerer, for the web app, the CLI and Python users.
+
+The one place that knows the concrete model classes; everything above it holds a
+`ChatModel` and an `Answerer` and never asks which kind.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+from .answering import Answerer
+from .config import Settings, load_settings
+from .errors import NotIndexed, QAError
+from .extractive import ExtractiveModel
+from .index import Index
+from .models import ChatModel, OpenAIChatModel
+from .records import Answer, Turn
+
+log = logging.getLogger(__name__)
+
+
+def build_model(settings: Settings) -> ChatModel:
+    """The extractive model unless a model or an API key is configured."""
+    if settings.model == "extractive" or not (settings.model or settings.openai_api_key or settings.openai_base_url):
+        return ExtractiveModel()
+    return OpenAIChatModel(settings)
+
+
+class Services:
+    """What a request needs, built lazily once per process: an unreachable store is a 503 per request."""
+
+    def __init__(self, settings: Settings, index: Index | None = None, model: ChatModel | None = None):
+        self.settings = settings
+        self._index = index
+        self._model = model
+        self._answerer: Answerer | None = None
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            try:
+                self._index = Index(self.settings)
+            except QAError:
+                raise
+            except Exception as exc:  # chroma unreachable, data dir unreadable, ...
+                raise NotIndexed(
+                    f"the index cannot be opened ({type(exc).__name__}: {exc}); check QA_DATA_DIR / QA_CHROMA_URL "
+                    f"and run `qa-service ingest`"
+                ) from exc
+        return self._index
+
+    @property
+    def model(self) -> ChatModel:
+        if self._model is None:
+            self._model = build_model(self.settings)
+        return self._model
+
+    @property
+    def answerer(self) -> Answerer:
+        if self._answerer is None:
+            self._answerer = Answerer(self.index, self.settings, self.model)
+        return self._answerer
+
+    def warm(self) -> None:
+        """Open the index, load BM25 and the embedding model now, so the first request is not slow."""
+        try:
+            self.index.load_lexical()
+            self.index.embedder.embed_query(["warm-up"])
+        except Exception as exc:  # noqa: BLE001 - an empty or unreachable index is reported per request
+            log.warning("warm-up skipped: %s", exc)
+
+    def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
+        """In-process answering for notebooks and scripts: the typed Answer, no HTTP."""
+        self.index.load_lexical()
+        return self.answerer.ask(question, k, history)
+
+
+def open_service(data_dir: str | Path | None = None, settings: Settings | None = None, *, model: ChatModel | None = None) -> Services:
+    """`open_service("data").ask("What is RouterArena?")`: the service without a server."""
+    settings = settings or load_settings()
+    if data_dir is not None:
+        settings = settings.replace(data_dir=str(data_dir))
+    return Services(settings, model=model)

@@ -1,0 +1,29 @@
+"""What every route reads: the app's services, its metrics, and the JSON body."""
+
+from __future__ import annotations
+
+from flask import current_app, request
+
+from .errors import BadRequest, QAError
+from .records import Answer
+from .service import Services
+
+
+def services() -> Services:
+    return current_app.extensions["qa"]
+
+
+def observe(answer: Answer) -> None:
+    current_app.extensions["qa_metrics"].observe_answer(answer)
+
+
+def json_body() -> dict:
+    """The request's JSON object, or a 415/400 that says what was wrong."""
+    if not request.is_json:
+        raise QAError("send a JSON body with Content-Type: application/json", status=415, code="unsupported_media_type")
+    data = request.get_json(silent=True)
+    if data is None:
+        raise BadRequest("the body is not valid JSON")
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    return data
