@@ -7,10 +7,13 @@ the request as a `CorpusView`.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .config import Settings
 from .errors import ModelError
@@ -19,31 +22,58 @@ from .index import Index
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from .records import (
-    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, StreamEvent, Timings, Turn, Usage,
+    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, StreamEvent, Timings, Turn, Usage, Verdict,
 )
-from .questions import is_plural
+from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
 from .tokens import token_counter
 
 
 class IndexCorpus:
-    """The corpus as a model may see it: term rarity from BM25, embeddings when they are local."""
+    """The corpus as a model may see it: term rarity from BM25, embeddings when they are local.
 
-    def __init__(self, index: Index):
+    Sentence vectors are kept (LRU by text): the same abstracts' sentences come back question
+    after question, and embedding them once is what keeps sentence choice by meaning cheap."""
+
+    def __init__(self, index: Index, cache_size: int):
         self.index = index
         self._embed = index.local_embed()
+        self._cache: OrderedDict[str, Any] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
 
     def idf(self, term: str) -> float:
         return self.index.lexical.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
-        return self._embed(texts) if self._embed is not None else None
+        if self._embed is None:
+            return None
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        vectors = dict(zip(missing, self._embed(missing))) if missing else {}
+        with self._lock:
+            for text, vector in vectors.items():
+                self._cache[text] = vector
+            found = []
+            for text in texts:
+                vector = vectors.get(text)
+                if vector is None:
+                    vector = self._cache[text]
+                    self._cache.move_to_end(text)
+                found.append(vector)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return found
 
 
 @dataclass
 class Prepared:
     question: str
+    asked: str
     prompt: Prompt | None
+    verdict: Verdict
+    names: list[str] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
     timings: Timings = field(default_factory=Timings)
 
 
@@ -55,26 +85,33 @@ class Answerer:
         self.settings = settings
         self.model = model
         self.retriever = Retriever(index, settings)
-        self.corpus = IndexCorpus(index)
+        self.corpus = IndexCorpus(index, settings.sentence_cache_size)
+        self.judge = AnswerabilityJudge(settings)
         self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
         self._count = token_counter(settings.tokenizer_encoding)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Prepared:
+        """Retrieve, decide once whether the evidence can answer, and build the prompt if it can."""
         self.index.require_ready()
         started = time.perf_counter()
-        standalone = self.standalone(question, history)
+        asked = clean_question(question)
+        standalone = self.standalone(asked, history)
         if k is None and is_plural(standalone):
-            k = max(self.settings.retrieval_k, 8)  # a question about several papers needs a wider net
-        hits = self.retriever.search(standalone, k)
+            k = max(self.settings.retrieval_k, self.settings.plural_k)  # a question about several papers needs a wider net
+        found = self.retriever.retrieve(standalone, k)
+        verdict = self.judge.decide(standalone, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
-        if not hits:
-            return Prepared(standalone, None, timings)
-        prompt = build_prompt(standalone, hits, self._count, self.settings.max_context_tokens, self.settings.answer_tokens, history)
-        return Prepared(standalone, prompt, timings)
+        labels = {h.paper_id: h.label for h in found.hits}
+        prepared = Prepared(standalone, asked, None, verdict, found.suggestions, labels, timings)
+        if verdict.answerable and found.hits:
+            prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
+                                           self.settings.answer_tokens, history)
+        return prepared
 
     def standalone(self, question: str, history: Sequence[Turn]) -> str:
-        """A follow-up made standalone by the model (the offline one applies a fixed rule)."""
-        if not history:
+        """A follow-up that leans on the conversation, made standalone by the model (the offline one
+        applies a fixed rule); an independent question is never rewritten."""
+        if not history or not needs_context(question):
             return question
         request = ModelRequest(rewrite_messages(question, history), question, [], max_tokens=100, task="rewrite",
                                history=list(history), corpus=self.corpus)
@@ -86,7 +123,7 @@ class Answerer:
     def _request(self, prepared: Prepared) -> ModelRequest:
         assert prepared.prompt is not None
         return ModelRequest(prepared.prompt.messages, prepared.question, prepared.prompt.sources, self.settings.answer_tokens,
-                            corpus=self.corpus)
+                            corpus=self.corpus, about=prepared.verdict.about)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
         started = time.perf_counter()
@@ -125,6 +162,9 @@ class Answerer:
             raise ModelError("the model returned an empty answer")
         prepared.timings.total = (time.perf_counter() - started) * 1000
         stats = self.index.stats()
+        verdict = prepared.verdict
+        reason = verdict.reason if not verdict.answerable else (RefusalReason.NOT_STATED if checked.refused else None)
+        about = [prepared.labels.get(pid, pid) for pid in verdict.about]
         return Answer(
             answer=checked.answer,
             citations=checked.citations,
@@ -137,4 +177,8 @@ class Answerer:
             usage=usage,
             timings=prepared.timings,
             index=IndexInfo(stats["papers"], stats["built_at"], stats["embedding_model"]),
+            refusal_reason=reason,
+            refusal_explanation=reason.explain(verdict.detail, about) if reason else "",
+            asked=prepared.asked,
+            did_you_mean=prepared.names,
         )

@@ -23,6 +23,7 @@ class Question:
     kind: str
     gold: list[str] = field(default_factory=list)
     answer_facts: list[str] = field(default_factory=list)
+    named: bool = False  # the question calls a paper by its name (typos and other languages included)
 
 
 def read_questions(path: Path) -> list[Question]:
@@ -38,7 +39,7 @@ def read_questions(path: Path) -> list[Question]:
             raise CorpusError(f"{path}:{lineno}: 'gold' and 'answer_facts' must be lists")
         if obj["kind"] != "unanswerable" and not gold:
             raise CorpusError(f"{path}:{lineno}: an answerable question needs 'gold' paper ids")
-        items.append(Question(str(obj.get("id", lineno)), obj["question"], obj["kind"], gold, facts))
+        items.append(Question(str(obj.get("id", lineno)), obj["question"], obj["kind"], gold, facts, bool(obj.get("named"))))
     return items
 
 
@@ -50,13 +51,13 @@ def rank_metrics(ranked: list[str], gold: list[str]) -> dict:
 
 
 def evaluate_retrieval(retriever: Retriever, questions: list[Question], k: int = 10, modes=("dense", "bm25", "hybrid")) -> dict:
-    """Per mode and question kind: mean Recall@1/5/10 and MRR, without the relevance floor."""
+    """Per mode and question kind: mean Recall@1/5/10 and MRR."""
     records = []
     for q in questions:
         if q.kind == "unanswerable":
             continue
         for mode in modes:
-            ranked = [h.paper_id for h in retriever.search(q.question, k, mode=mode, floor=False)]
+            ranked = [h.paper_id for h in retriever.search(q.question, k, mode=mode, texts=False)]
             records.append({"id": q.id, "kind": q.kind, "mode": mode, "ranked": ranked, **rank_metrics(ranked, q.gold)})
     summary: dict = {}
     for mode in modes:
@@ -130,7 +131,8 @@ def evaluate_answers(ask: Callable[[str], Answer], search: Callable[[str], list[
         started = time.perf_counter()
         result = ask(q.question)
         latency = (time.perf_counter() - started) * 1000
-        record = {"id": q.id, "kind": q.kind, "question": q.question, "answer": result.answer, "latency_ms": round(latency, 1)}
+        record = {"id": q.id, "kind": q.kind, "question": q.question, "answer": result.answer, "latency_ms": round(latency, 1),
+                  "named": q.named}
         if q.kind != "unanswerable":
             record.update(rank_metrics(search(q.question), q.gold))
         record.update(answer_metrics(q, result))
@@ -152,6 +154,8 @@ def _summarise(rows: list[dict]) -> dict:
         out[metric] = _mean([r.get(metric) for r in rows])
     out["refused_unanswerable"] = _mean([r["correct_refusal"] for r in unanswerable]) if unanswerable else None
     out["refused_answerable"] = _mean([r["refused"] for r in answerable]) if answerable else None
+    named = [r for r in answerable if r["named"]]
+    out["named_cited"] = _mean([(r.get("citation_recall") or 0) > 0 for r in named]) if named else None
     out["accuracy"] = round((len(correct_answered) + sum(r["correct_refusal"] for r in unanswerable)) / len(rows), 3)
     out["precision"] = round(len(correct_answered) / len(answered), 3) if answered else None
     latencies = [r["latency_ms"] for r in rows]
@@ -163,7 +167,7 @@ ANSWER_COLUMNS = [
     ("R@1", "recall@1"), ("R@5", "recall@5"), ("R@10", "recall@10"), ("MRR", "rr"), ("cit. recall", "citation_recall"),
     ("cit. precision", "citation_precision"), ("gold precision", "gold_precision"), ("sent. support", "sentence_support"), ("fact recall", "fact_recall"),
     ("refused (unansw.)", "refused_unanswerable"), ("refused (answ.)", "refused_answerable"), ("accuracy", "accuracy"),
-    ("precision", "precision"), ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"),
+    ("precision", "precision"), ("named cited", "named_cited"), ("p50 ms", "latency_p50_ms"), ("p95 ms", "latency_p95_ms"),
 ]
 
 

@@ -28,6 +28,7 @@ from .config import Settings
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed
 from .lexical import LexicalIndex, empty_lexical
+from .names import build_name_book, paper_names
 from .records import Chunk, Paper, StoredHashes, chunk_id
 from .tokens import token_counter
 
@@ -158,7 +159,14 @@ class Index:
                 pids.append(meta["paper_id"])
         labels = {pid: meta.get("label", pid) for batch in self._scan(self.papers, include=["metadatas"])
                   for pid, meta in zip(batch["ids"], batch["metadatas"])}
-        lexical = LexicalIndex.build(ids, texts, pids, version, labels) if ids else empty_lexical(version)
+        texts_by_paper: dict[str, list[str]] = {}
+        for pid, text in zip(pids, texts):
+            texts_by_paper.setdefault(pid, []).append(text)
+        names = build_name_book(
+            {pid: paper_names(pid, labels.get(pid, ""), chunks) for pid, chunks in texts_by_paper.items()},
+            self.settings.name_max_papers,
+        )
+        lexical = LexicalIndex.build(ids, texts, pids, version, labels, names) if ids else empty_lexical(version)
         if ids:
             lexical.save(self._bm25_path)
         return lexical

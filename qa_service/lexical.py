@@ -41,9 +41,10 @@ class LexicalIndex:
     """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
 
     def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str,
-                 labels: dict[str, str] | None = None):
+                 labels: dict[str, str] | None = None, names: dict[str, dict] | None = None):
         self.retriever = retriever
         self.labels = labels or {}
+        self.names = names or {}  # name key -> {name, papers}: see names.py
         self.chunk_ids = chunk_ids
         self.paper_df = paper_df
         self.papers = papers
@@ -55,7 +56,7 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
-              labels: dict[str, str] | None = None) -> "LexicalIndex":
+              labels: dict[str, str] | None = None, names: dict[str, dict] | None = None) -> "LexicalIndex":
         tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokenized, show_progress=False)
@@ -67,7 +68,12 @@ class LexicalIndex:
         for terms in per_paper.values():
             for term in terms:
                 paper_df[term] = paper_df.get(term, 0) + 1
-        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels)
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names)
+
+    def knows(self, word: str) -> bool:
+        """Is this word (as BM25 analyses it) a word of the corpus? Then it is no typo."""
+        terms = analyze(word)
+        return bool(terms) and all(t in self._vocab for t in terms)
 
     def idf(self, term: str) -> float:
         """Rarity of a term across papers; unseen terms count as rare as a singleton."""
@@ -112,7 +118,7 @@ class LexicalIndex:
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
         self.retriever.save(str(tmp), show_progress=False)
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels}
+                "labels": self.labels, "names": self.names}
         (tmp / "qa_meta.json").write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
@@ -126,8 +132,10 @@ class LexicalIndex:
         if not meta_path.is_file():
             return None
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if "names" not in meta:
+            return None  # written before names were kept: rebuild
         retriever = bm25s.BM25.load(str(folder), show_progress=False)
-        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"], meta.get("labels", {}))
+        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"], meta.get("labels", {}), meta.get("names", {}))
 
 
 def empty_lexical(version: str = "") -> LexicalIndex:

@@ -127,6 +127,7 @@ def answer_schema(citation: dict, index: dict) -> dict:
         "insufficient_evidence": boolean,
         "refusal_reason": {"type": "string", "nullable": True, "enum": [r.value for r in RefusalReason] + [None]},
         "refusal_explanation": nullable_string,
+        "did_you_mean": {"type": "array", "items": string},
         "warnings": {"type": "array", "items": string},
         "issues": {"type": "array", "items": {"type": "object", "required": ["kind", "sentence", "detail"], "properties": {
             "kind": {"type": "string", "enum": [k.value for k in IssueKind]},

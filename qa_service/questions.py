@@ -1,12 +1,85 @@
-"""What a question asks for, read off its wording (no corpus knowledge)."""
+"""What a question asks for, read off its wording alone (no knowledge of any corpus).
+
+The detail kinds are the specifics papers report in their body but abstracts seldom give
+(training set-up, authorship, compute): general to research papers, not fitted to ours.
+"""
 
 from __future__ import annotations
 
+import html
 import re
+from dataclasses import dataclass
 
 _PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\bany\b", re.I)
+_QUANTITY = re.compile(
+    r"\bhow\s+(?:much|many|large|big|fast|faster|long|often|well|good|accurate)\b|\bby how much\b|\bwhat\s+(?:\w+\s+){0,3}"
+    r"(?:score|accuracy|rate|speed-?up|percentage|number|size|gain|improvement|success)\b",
+    re.I,
+)
+_TAG = re.compile(r"<[^>]{0,200}>")
+_SPACE = re.compile(r"\s+")
+# Words that point back into a conversation: pronouns, "the same", ordinal references, ellipsis openers.
+_CONTEXT = re.compile(
+    r"\b(?:it|its|it's|they|them|their|theirs|he|she|his|her)\b"
+    r"|\b(?:this|that|these|those|the same|the (?:first|second|third|last|other|former|latter))\s+"
+    r"(?:one|ones|paper|papers|method|methods|model|models|approach|work|benchmark|dataset)\b"
+    r"|^\s*(?:and|also|what about|how about|and what about|same for|why|how so)\b"
+    r"|^\s*(?:the first|the second|the third|the last|the other)\b",
+    re.I,
+)
 
 
 def is_plural(question: str) -> bool:
     """Does the question ask about several papers?"""
     return bool(_PLURAL.search(question))
+
+
+def asks_quantity(question: str) -> bool:
+    """Does the question ask for a number (how much, what score...)?"""
+    return bool(_QUANTITY.search(question))
+
+
+def clean_question(question: str) -> str:
+    """Markup around a question is noise: entities decoded, tags dropped, spaces collapsed."""
+    text = html.unescape(question)
+    text = _TAG.sub(" ", text)
+    return _SPACE.sub(" ", text).strip() or question.strip()
+
+
+def needs_context(question: str) -> bool:
+    """Does this follow-up lean on the conversation (a pronoun, 'the second one', 'what about...')?"""
+    return bool(_CONTEXT.search(question))
+
+
+@dataclass(frozen=True)
+class DetailKind:
+    """A specific a question may ask for: how to spot the ask, and how to spot an answer in a text."""
+
+    name: str
+    asked: re.Pattern
+    stated: re.Pattern
+
+
+_NEVER = re.compile(r"(?!x)x")
+DETAIL_KINDS = (
+    DetailKind("learning rate", re.compile(r"\blearning[- ]rates?\b", re.I), re.compile(r"\blearning[- ]rates?\b", re.I)),
+    DetailKind("batch size", re.compile(r"\bbatch[- ]sizes?\b", re.I), re.compile(r"\bbatch[- ]sizes?\b", re.I)),
+    DetailKind("dropout", re.compile(r"\bdropout\b", re.I), re.compile(r"\bdropout\b", re.I)),
+    DetailKind("number of epochs", re.compile(r"\bepochs?\b", re.I), re.compile(r"\bepochs?\b", re.I)),
+    DetailKind("random seeds", re.compile(r"\brandom seeds?\b|\bhow many seeds\b", re.I), re.compile(r"\bseeds?\b", re.I)),
+    DetailKind("optimizer", re.compile(r"\bwhich optimi[sz]er\b|\boptimi[sz]er (?:was|is|did|do)\b|\bweight decay\b", re.I),
+               re.compile(r"\b(?:Adam\w*|SGD|optimi[sz]er|weight decay)\b", re.I)),
+    DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b", re.I), re.compile(r"\bhyper-?parameters?\b", re.I)),
+    DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\bauthors?\b|\bwritten by\b", re.I), _NEVER),
+    DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
+    DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),
+               re.compile(r"\b(?:GPUs?|TPUs?|A100s?|H100s?|V100s?|hours?|GPU-hours?|FLOPs)\b", re.I)),
+    DetailKind("code or licence", re.compile(r"\b(?:github|source code|licen[cs]e|repository|repo)\b", re.I),
+               re.compile(r"\b(?:github|code|open[- ]source|licen[cs]e|repository|available at)\b", re.I)),
+    DetailKind("publication date", re.compile(r"\bwhen was (?:it|\w+) (?:published|released)\b|\bpublication date\b", re.I), _NEVER),
+)
+
+
+def asked_details(question: str) -> list[DetailKind]:
+    """The specific kinds of detail the question asks for."""
+    return [kind for kind in DETAIL_KINDS if kind.asked.search(question)]

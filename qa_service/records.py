@@ -116,8 +116,42 @@ class PaperHit:
             "paper_id": self.paper_id,
             "label": self.label,
             "score": round(self.score, 4),
+            "relevant": self.relevant,
+            "named": self.named,
             "evidence": [e.to_dict() for e in self.evidence],
         }
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A word of the question resolved to a paper's name, exactly or within the typo budget."""
+
+    typed: str
+    name: str
+    paper_ids: tuple[str, ...]
+    exact: bool
+
+    def to_dict(self) -> dict:
+        return {"typed": self.typed, "name": self.name, "paper_ids": list(self.paper_ids), "exact": self.exact}
+
+
+@dataclass
+class Retrieval:
+    """What retrieval found for a question: ranked hits, the names it resolved, and names it could not."""
+
+    question: str
+    hits: list[PaperHit] = field(default_factory=list)
+    names: list[NameMatch] = field(default_factory=list)
+    unknown_names: list[str] = field(default_factory=list)
+
+    @property
+    def named_ids(self) -> list[str]:
+        return list(dict.fromkeys(pid for match in self.names for pid in match.paper_ids))
+
+    @property
+    def suggestions(self) -> list[str]:
+        """'Did you mean RouterArena?': names matched only within the typo budget."""
+        return list(dict.fromkeys(m.name for m in self.names if not m.exact))
 
 
 # -- prompting ----------------------------------------------------------------------------
@@ -259,6 +293,14 @@ class RefusalReason(str, Enum):
     def explanation(self) -> str:
         return _EXPLANATIONS[self]
 
+    def explain(self, detail: str = "", about: Sequence[str] = ()) -> str:
+        """The reason in plain words, naming what was missing where we know it."""
+        if self is RefusalReason.DETAIL_MISSING and detail and about:
+            return f"The abstract of {', '.join(about)} does not state the {detail}."
+        if self is RefusalReason.NOT_IN_CORPUS and detail:
+            return f"No abstract in the corpus mentions {detail}."
+        return self.explanation
+
 
 _EXPLANATIONS = {
     RefusalReason.OFF_TOPIC: "No paper in the corpus is about this.",
@@ -392,7 +434,9 @@ class Answer:
     timings: Timings = field(default_factory=Timings)
     index: IndexInfo = field(default_factory=IndexInfo)
     refusal_reason: RefusalReason | None = None
+    refusal_explanation: str = ""
     asked: str = ""  # the question as the user typed it, when `question` (what was searched) differs
+    did_you_mean: list[str] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
@@ -410,7 +454,8 @@ class Answer:
             "grounded": self.grounded,
             "insufficient_evidence": self.insufficient_evidence,
             "refusal_reason": self.refusal_reason.value if self.refusal_reason else None,
-            "refusal_explanation": self.refusal_reason.explanation if self.refusal_reason else None,
+            "refusal_explanation": (self.refusal_explanation or self.refusal_reason.explanation) if self.refusal_reason else None,
+            "did_you_mean": self.did_you_mean,
             "warnings": self.warnings,
             "issues": [i.to_dict() for i in self.issues],
             "question": self.question,
@@ -437,7 +482,9 @@ class Answer:
             timings=Timings.from_dict(data.get("timings_ms", {})),
             index=IndexInfo.from_dict(data.get("index", {})),
             refusal_reason=RefusalReason(reason) if reason else None,
+            refusal_explanation=str(data.get("refusal_explanation") or ""),
             asked=str(data.get("asked", "")),
+            did_you_mean=[str(n) for n in data.get("did_you_mean", [])],
         )
 
 

@@ -1,39 +1,18 @@
 """Question -> ranked papers with evidence chunks: dense + BM25 fused by reciprocal rank.
 
-A paper is kept only when it clears a relevance floor that combines the dense cosine
-with how much of the question's rare-term weight the paper contains: the cosine alone
-does not separate answerable from unanswerable questions (see FINDINGS.md).
+Recall first: k papers always come back, ranked; each is marked relevant when it clears
+a bar that combines the dense cosine with how much of the question's rare-term weight
+the paper contains (the cosine alone does not separate on-topic from off-topic
+questions). Whether to answer is decided once, on the whole retrieval, in answerability.py.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Callable
-
 from .config import Settings
 from .index import Index
-from .labels import is_name_like, question_names
-from .lexical import LexicalIndex, analyze, content_terms
-from .records import Evidence, Paper, PaperHit, paper_of
-
-
-def _named_papers(names: set[str], candidates: list[str], labels: dict[str, str], lexical: LexicalIndex,
-                  text: Callable[[str], str]) -> set[str]:
-    """The candidates the question names: by label, or by a name-shaped token in their text.
-
-    A one-term name (RouterArena) is looked up in the BM25 matrix; a name BM25 splits
-    (GPT-5, CUDA-L1) is matched whole against the papers' text, fetched only then."""
-    lowered = {n.lower() for n in names}
-    named = {pid for pid in candidates if labels.get(pid, "").lower() in lowered}
-    for name in (n for n in names if is_name_like(n)):
-        terms = analyze(name)
-        if len(terms) == 1 and terms[0] == name.lower():
-            present = lexical.presence(set(terms), candidates)[terms[0]]
-            named.update(pid for pid, hit in zip(candidates, present) if hit)
-        else:
-            pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
-            named.update(pid for pid in candidates if pattern.search(text(pid)))
-    return named
+from .lexical import LexicalIndex, content_terms
+from .names import NameResolver
+from .records import Evidence, PaperHit, Retrieval, paper_of
 
 
 class Retriever:
@@ -43,10 +22,14 @@ class Retriever:
         self.index = index
         self.settings = settings
 
-    def search(
-        self, question: str, k: int | None = None, mode: str = "hybrid", floor: bool = True, texts: bool = True
-    ) -> list[PaperHit]:
-        """Top-k papers; `texts=False` skips fetching full abstracts (search needs only evidence)."""
+    def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> list[PaperHit]:
+        """The top-k papers, ranked, each marked relevant or not: nothing is silently dropped."""
+        return self.retrieve(question, k, mode, texts).hits
+
+    def retrieve(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> Retrieval:
+        """Recall first: k papers by fused rank, the papers the question names always among them.
+
+        `texts=False` skips fetching full abstracts (search needs only evidence)."""
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
         lexical = self.index.load_lexical()
@@ -64,38 +47,27 @@ class Retriever:
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
+        matches, unknown = NameResolver(lexical.names, lexical.knows, self.settings).resolve(question)
+        named = list(dict.fromkeys(pid for m in matches for pid in m.paper_ids))
         ordered = sorted(fused, key=lambda pid: -fused[pid])
-        candidates = ordered[: max(k * 3, 10)] if floor else ordered[:k]
+        named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
+        candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
         labels = self._labels(candidates, lexical)
         coverage = lexical.coverage(content_terms(question), candidates)
-        cache: dict[str, Paper] = {}
-        named = _named_papers(question_names(question), candidates, labels, lexical, lambda pid: self._text(pid, candidates, cache))
         hits: list[PaperHit] = []
         for pid in candidates:
             if pid not in labels:
                 continue
-            hit = PaperHit(pid, labels[pid], fused[pid], dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
+            hit = PaperHit(pid, labels[pid], fused.get(pid, 0.0), dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
                            coverage[pid], named=pid in named)
-            if floor and not (hit.named or hit.dense >= self.settings.weak_dense_floor):
-                continue
+            hit.relevant = self.is_relevant(hit)
             hits.append(hit)
-            if len(hits) == k:
-                break
-        if floor and hits and not any(self.is_relevant(h) for h in hits):
-            return []
         self._attach_evidence(hits, records, chunk_rank)
         if texts and hits:
-            papers = cache or self.index.get_papers([h.paper_id for h in hits])  # reuse texts a name check fetched
+            papers = self.index.get_papers([h.paper_id for h in hits])
             for hit in hits:
                 hit.text = papers[hit.paper_id].text
-        return hits
-
-    def _text(self, paper_id: str, candidates: list[str], cache: dict[str, Paper]) -> str:
-        """A candidate's text, all candidates fetched in one call the first time one is needed."""
-        if not cache:
-            cache.update(self.index.get_papers(candidates))
-        paper = cache.get(paper_id)
-        return paper.text if paper else ""
+        return Retrieval(question, hits, matches, unknown)
 
     def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""

@@ -13,7 +13,7 @@ from typing import Sequence
 from .answering import Answerer
 from .config import Settings, load_settings
 from .errors import NotIndexed, QAError
-from .extractive import ExtractiveModel
+from .extractive import ExtractiveModel, ExtractiveTuning
 from .index import Index
 from .models import ChatModel, OpenAIChatModel
 from .records import Answer, Turn
@@ -24,7 +24,10 @@ log = logging.getLogger(__name__)
 def build_model(settings: Settings) -> ChatModel:
     """The extractive model unless a model or an API key is configured."""
     if settings.model == "extractive" or not (settings.model or settings.openai_api_key or settings.openai_base_url):
-        return ExtractiveModel()
+        return ExtractiveModel(ExtractiveTuning(
+            settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
+            settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers,
+        ))
     return OpenAIChatModel(settings)
 
 

@@ -15,7 +15,9 @@ from qa_service.index import Index
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"
-DEV_QUESTIONS = ROOT / "tests" / "data" / "dev_questions.jsonl"
+TUNE_QUESTIONS = ROOT / "tests" / "data" / "tune_questions.jsonl"  # the split settings are chosen on
+HELDOUT_QUESTIONS = ROOT / "tests" / "data" / "heldout_questions.jsonl"  # reported, never tuned on
+FRESH_QUESTIONS = ROOT / "tests" / "data" / "fresh_questions.jsonl"  # written blind, before the answerability change
 
 
 class NetworkBlocked(RuntimeError):

@@ -1,0 +1,50 @@
+"""Can the retrieved evidence answer the question? One decision, one place, one typed reason.
+
+Every model path (offline extractive or an OpenAI-compatible model) goes through it
+before the model is asked. The reasons:
+- off_topic: no retrieved paper clears the relevance bar;
+- not_in_corpus: the question is about a name-shaped thing no abstract mentions;
+- detail_missing: the question is about a paper (named, or the one retrieval is sure of)
+  and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
+  that its abstract does not state.
+Generic words missing from an abstract never refuse: only a missing *kind* of detail does.
+"""
+
+from __future__ import annotations
+
+from .config import Settings
+from .questions import asked_details, asks_quantity, is_plural
+from .records import PaperHit, RefusalReason, Retrieval, Verdict
+
+
+class AnswerabilityJudge:
+    """Decides, from the question and what retrieval found, whether to answer and about which papers."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def decide(self, question: str, found: Retrieval) -> Verdict:
+        named = [h for h in found.hits if h.named]
+        if named:
+            return self._about(question, named, found, named=True)
+        relevant = [h for h in found.hits if h.relevant]
+        if found.unknown_names and not (is_plural(question) and relevant):
+            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(found.unknown_names))
+        if not relevant:
+            return Verdict.no(RefusalReason.OFF_TOPIC)
+        if not is_plural(question):
+            return self._about(question, relevant[:1], found, named=False)
+        return Verdict.yes()  # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split)
+
+    def _about(self, question: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
+        """The question is about these papers: does any of their abstracts state the kind of detail asked?"""
+        ids = [h.paper_id for h in papers]
+        for kind in asked_details(question):
+            if not any(kind.stated.search(h.text) for h in papers):
+                return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
+        if named and asks_quantity(question):
+            # "How does Tequila do on MMLU?": a benchmark or model the paper's abstract never mentions
+            absent = [n for n in found.unknown_names if not any(n.lower() in h.text.lower() for h in papers)]
+            if absent:
+                return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
+        return Verdict.yes(ids if named else ())
