@@ -28,7 +28,8 @@ class AnswerabilityJudge:
         if named:
             return self._about(question, named, found, named=True)
         relevant = [h for h in found.hits if h.relevant]
-        if found.unknown_names and not (is_plural(question) and relevant):
+        sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
+        if found.unknown_names and not sure and not (is_plural(question) and relevant):
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(found.unknown_names))
         if not relevant:
             return Verdict.no(RefusalReason.OFF_TOPIC)

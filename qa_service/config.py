@@ -44,6 +44,7 @@ class Settings:
     dense_floor: float = _s(0.40, "Dense cosine above which a paper is relevant on its own.")
     weak_dense_floor: float = _s(0.30, "Dense cosine below which a paper is never relevant.")
     lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
+    unknown_name_dense: float = _s(0.5, "A question about a name no abstract mentions is still answered when an abstract matches it this closely (cosine): the name was noise.")
     name_max_papers: int = _s(3, "A name-shaped word found in more papers than this names a shared thing (a model, a benchmark), not one paper.")
     name_typo_min_length: int = _s(5, "Shortest word (normalised) matched to a name within one edit: shorter words collide with other names.")
     name_typo_two_edits_length: int = _s(9, "Words at least this long may be two edits from a name (RoutrArena, NewtonBnech).")

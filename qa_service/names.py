@@ -4,7 +4,8 @@ Names are the name-shaped words of each abstract and its one-word label, gathere
 the lexical index is built. A question's words (and adjacent pairs, for "Router Arena")
 are compared by a normalised key, so K²-Agent, k2-agent and "K2 Agent" are one name, in
 any language around them; a word that is no name and no corpus word is matched within an
-edit budget that grows with its length (rapidfuzz, C speed at 20,000 papers).
+edit budget that grows with its length (optimal string alignment, so a swap of two letters
+is one edit; rapidfuzz, C speed at 20,000 papers). Digits must agree: a version is another name.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import unicodedata
 from typing import Callable, Iterable
 
 from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from .config import Settings
 from .labels import is_name_like, name_candidates
@@ -47,6 +48,10 @@ def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int) -> dic
                 entry = book.setdefault(key, {"name": name, "papers": []})
                 entry["papers"].append(pid)
     return {k: v for k, v in book.items() if len(v["papers"]) <= max_papers}
+
+
+def _digits(key: str) -> str:
+    return "".join(c for c in key if c.isdigit())
 
 
 def typo_budget(length: int, settings: Settings) -> int:
@@ -86,8 +91,8 @@ class NameResolver:
                 continue
             budget = typo_budget(len(key), self.settings)
             if budget and self.keys:
-                found = process.extractOne(key, self.keys, scorer=Levenshtein.distance, score_cutoff=budget)
-                if found is not None:
+                found = process.extractOne(key, self.keys, scorer=OSA.distance, score_cutoff=budget)
+                if found is not None and _digits(found[0]) == _digits(key):  # FlashAttention-3 is not FlashAttention
                     entry = self.book[found[0]]
                     matches.setdefault(found[0], NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
                     covered.add(typed)

@@ -70,7 +70,7 @@ DETAIL_KINDS = (
     DetailKind("optimizer", re.compile(r"\bwhich optimi[sz]er\b|\boptimi[sz]er (?:was|is|did|do)\b|\bweight decay\b", re.I),
                re.compile(r"\b(?:Adam\w*|SGD|optimi[sz]er|weight decay)\b", re.I)),
     DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b", re.I), re.compile(r"\bhyper-?parameters?\b", re.I)),
-    DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\bauthors?\b|\bwritten by\b", re.I), _NEVER),
+    DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER),
     DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
     DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),
                re.compile(r"\b(?:GPUs?|TPUs?|A100s?|H100s?|V100s?|hours?|GPU-hours?|FLOPs)\b", re.I)),
