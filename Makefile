@@ -28,7 +28,8 @@ test: install-dev
 	$(BIN)/python -m pytest -q
 
 eval: install
-	$(BIN)/qa-service eval tests/data/dev_questions.jsonl
+	$(BIN)/qa-service eval tests/data/heldout_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data

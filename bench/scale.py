@@ -41,7 +41,7 @@ from qa_service.index import Index  # noqa: E402
 
 def write_corpus(n: int, folder: Path) -> tuple[Path, list[dict]]:
     if n == 57:
-        questions = [json.loads(line) for line in (ROOT / "tests/data/dev_questions.jsonl").read_text().splitlines()]
+        questions = [json.loads(line) for line in (ROOT / "tests/data/heldout_questions.jsonl").read_text().splitlines()]
         return ROOT / "seeds", questions
     papers, questions = generate(n)
     folder.mkdir(parents=True, exist_ok=True)

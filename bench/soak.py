@@ -40,7 +40,7 @@ def main() -> int:
     args = parser.parse_args()
     data_dir = args.data_dir or tempfile.mkdtemp(prefix="qa-soak-")
     ensure_index(data_dir)
-    questions = [json.loads(line)["question"] for line in (ROOT / "tests/data/dev_questions.jsonl").read_text().splitlines()]
+    questions = [json.loads(line)["question"] for line in (ROOT / "tests/data/heldout_questions.jsonl").read_text().splitlines()]
     process, url, _ = start_server(data_dir)
     counter = itertools.count()
     lock = threading.Lock()

@@ -52,7 +52,7 @@ def main() -> None:
     try:
         wait_until_up(chroma_url, "/api/v2/heartbeat", chroma)
         subprocess.run([sys.executable, "-m", "qa_service.cli", "ingest", str(ROOT / "seeds")], env=env, cwd=ROOT, check=True, capture_output=True)
-        questions = [json.loads(line)["question"] for line in (ROOT / "tests/data/dev_questions.jsonl").read_text().splitlines()]
+        questions = [json.loads(line)["question"] for line in (ROOT / "tests/data/heldout_questions.jsonl").read_text().splitlines()]
         print(f"logs in {work}", flush=True)
         for workers in (1, 4):
             port = free_port()

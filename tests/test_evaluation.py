@@ -86,9 +86,14 @@ def test_question_file_errors_name_the_line(tmp_path: Path, line, message):
         read_questions(path)
 
 
-def test_development_set_is_large_and_well_formed():
-    questions = read_questions(Path(__file__).parent / "data" / "dev_questions.jsonl")
+def test_question_sets_are_large_and_well_formed():
+    """The tuning and held-out splits of the development set, and the fresh file, disjoint and well formed."""
+    data = Path(__file__).parent / "data"
+    tune, held, fresh = (read_questions(data / f"{n}_questions.jsonl") for n in ("tune", "heldout", "fresh"))
+    assert not {q.question for q in tune} & {q.question for q in held}
+    questions = tune + held
     kinds = [q.kind for q in questions]
     assert len(questions) >= 80 and kinds.count("multi") >= 10 and kinds.count("unanswerable") >= 15
+    assert len(fresh) >= 80 and sum(q.named for q in fresh) >= 30
     assert len({q.id for q in questions}) == len(questions)
     assert all(q.answer_facts for q in questions if q.kind != "unanswerable")

@@ -25,12 +25,14 @@ def test_search_returns_results_with_evidence(client):
     response = client.post("/api/search", json={"question": "Which benchmark tests scientific law discovery?", "k": 3})
     assert response.status_code == 200
     results = response.get_json()["results"]
-    assert results[0]["label"] == "NewtonBench" and len(results) <= 3
-    assert set(results[0]) == {"paper_id", "label", "score", "evidence"}
+    assert results[0]["label"] == "NewtonBench" and len(results) == 3 and results[0]["relevant"]
+    assert set(results[0]) == {"paper_id", "label", "score", "relevant", "named", "evidence"}
 
 
-def test_search_with_nothing_relevant_is_empty(client):
-    assert client.post("/api/search", json={"question": "best sourdough bread recipe"}).get_json() == {"results": []}
+def test_search_with_nothing_relevant_marks_none_relevant(client):
+    """Recall first: the ranked papers come back with scores, none marked above the relevance bar."""
+    results = client.post("/api/search", json={"question": "best sourdough bread recipe"}).get_json()["results"]
+    assert results and not any(r["relevant"] for r in results)
 
 
 @pytest.mark.parametrize(
