@@ -150,6 +150,19 @@ def test_refusal_is_its_own_state(server, page):
     turn = ask(page, "What is the best sourdough bread recipe?")
     sync_api.expect(turn.locator(".answer.refusal")).to_contain_text("The abstracts don't answer this")
     assert turn.locator(".error").count() == 0 and turn.locator(".sources").count() == 0
+    # the refusal is said once, with its reason, and no "supported" claim under it
+    sync_api.expect(turn.locator(".answer.refusal")).to_contain_text("No paper in the corpus is about this.")
+    assert "do not answer this question" not in turn.locator(".answer").inner_text()
+    assert "supported" not in turn.locator(".meta").inner_text()
+
+
+def test_a_refused_detail_names_the_paper_and_a_typo_offers_did_you_mean(server, page):
+    page.goto(server.url)
+    turn = ask(page, "What learning rate does Tequila use?")
+    sync_api.expect(turn.locator(".answer.refusal")).to_contain_text("The abstract of Tequila does not state the learning rate.")
+    turn = ask(page, "What is RoutrArena?")
+    sync_api.expect(turn.locator(".did-you-mean")).to_have_text("Did you mean RouterArena?")
+    assert turn.locator(".sources").count() == 1
 
 
 def test_server_error_shows_plain_words_and_retry_works(page_index, page):

@@ -167,7 +167,8 @@ function renderFinal(turn, answer, final) {
   answer.textContent = "";
   if (final.insufficient_evidence) {
     answer.classList.add("refusal");
-    answer.append(el("strong", { text: "The abstracts don't answer this. " }), document.createTextNode(final.answer));
+    answer.append(el("strong", { text: "The abstracts don't answer this. " }),
+      document.createTextNode(final.refusal_explanation || final.answer));
   } else {
     appendWithMarkers(answer, final.answer, final);
   }
@@ -187,7 +188,14 @@ function renderFinal(turn, answer, final) {
   if (final.warnings && final.warnings.length) {
     turn.append(el("p", { class: "warnings", text: `Check: ${final.warnings.join("; ")}` }));
   }
-  const grounded = final.grounded ? "every sentence cited and supported" : "not fully supported by the sources";
+  if (final.did_you_mean && final.did_you_mean.length) {
+    turn.append(el("p", { class: "did-you-mean", text: `Did you mean ${final.did_you_mean.join(" or ")}?` }));
+  }
+  if (final.asked && final.question && final.asked !== final.question) {
+    turn.append(el("p", { class: "searched", text: `Searched as: ${final.question}` }));
+  }
+  const grounded = final.insufficient_evidence ? "no answer given"
+    : final.grounded ? "every sentence cited and supported" : "not fully supported by the sources";
   turn.append(el("p", { class: "meta", text: `${final.model} · ${grounded} · ${Math.round(final.timings_ms.total)} ms` }));
 }
 
