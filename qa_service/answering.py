@@ -7,15 +7,14 @@ the request as a `CorpusView`.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .config import Settings
+from .embeddings import VectorCache
 from .errors import ModelError
 from .followups import standalone_question
 from .index import Index
@@ -38,32 +37,13 @@ class IndexCorpus:
     def __init__(self, index: Index, cache_size: int):
         self.index = index
         self._embed = index.local_embed()
-        self._cache: OrderedDict[str, Any] = OrderedDict()
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
+        self._cache = VectorCache(cache_size)
 
     def idf(self, term: str) -> float:
         return self.index.lexical.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
-        if self._embed is None:
-            return None
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        vectors = dict(zip(missing, self._embed(missing))) if missing else {}
-        with self._lock:
-            for text, vector in vectors.items():
-                self._cache[text] = vector
-            found = []
-            for text in texts:
-                vector = vectors.get(text)
-                if vector is None:
-                    vector = self._cache[text]
-                    self._cache.move_to_end(text)
-                found.append(vector)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return found
+        return self._cache.get_or_embed(texts, self._embed) if self._embed is not None else None
 
 
 @dataclass

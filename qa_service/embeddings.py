@@ -12,7 +12,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
@@ -43,6 +43,40 @@ def _verified(path: Path, expected: str, what: str) -> Path:
     return path
 
 
+class VectorCache:
+    """Vectors by text, least recently used dropped first; thread-safe. Misses are embedded in one call."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[str]:
+        """The cached texts, least recently used first."""
+        with self._lock:
+            return iter(list(self._vectors))
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def get_or_embed(self, texts: list[str], embed: Callable[[list[str]], Sequence[Any]]) -> list[Any]:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        fresh = dict(zip(missing, embed(missing))) if missing else {}
+        with self._lock:
+            self._vectors.update(fresh)
+            found = []
+            for text in texts:
+                vector = fresh.get(text)
+                if vector is None:
+                    vector = self._vectors[text]
+                    self._vectors.move_to_end(text)
+                found.append(vector)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return found
+
+
 @register_embedding_function
 class MiniLMEmbedding(EmbeddingFunction[Documents]):
     """all-MiniLM-L6-v2, int8 ONNX on onnxruntime: mean pooling, L2-normalised, 384 dims."""
@@ -57,7 +91,7 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
         self._tokenizer: Any = None
         self._inputs: tuple[str, ...] = ()
         self._lock = threading.Lock()
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache = VectorCache(self.cache_size)
 
     @staticmethod
     def name() -> str:
@@ -137,20 +171,7 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
 
     def embed_query(self, input: Documents) -> Embeddings:
         """Questions repeat: keep the last `cache_size` query vectors."""
-        result: list[np.ndarray] = []
-        for text in input:
-            with self._lock:
-                hit = self._cache.get(text)
-                if hit is not None:
-                    self._cache.move_to_end(text)
-            if hit is None:
-                hit = self([text])[0]
-                with self._lock:
-                    self._cache[text] = hit
-                    while len(self._cache) > self.cache_size:
-                        self._cache.popitem(last=False)
-            result.append(hit)
-        return result
+        return self._cache.get_or_embed(list(input), self)
 
 
 def embedding_function(settings: Settings) -> EmbeddingFunction:
