@@ -56,7 +56,8 @@ class ExtractiveModel:
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = ()) -> str:
         pool = [s for s in sources if s.paper_id in about] or sources
-        per_source = [c for c in (self._candidates(question, s, corpus) for s in pool) if c]
+        quantity = asks_quantity(question)
+        per_source = [c for c in self._candidates(question, pool, corpus, quantity) if c]
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
@@ -69,7 +70,7 @@ class ExtractiveModel:
             picked = [per_source[0]]
             cands = picked[0]
             chosen = [cands[0]] + [c for c in cands[1:2] if c.score >= t.second_share * cands[0].score]
-            chosen += self._complete(cands, chosen, asks_quantity(question))
+            chosen += self._complete(cands, chosen, quantity)
         chosen.sort(key=lambda c: (c.source.n, c.start))
         return " ".join(_cite(c) for c in chosen)
 
@@ -85,24 +86,27 @@ class ExtractiveModel:
             extra += [c for c in cands if _NUMBER.search(c.text) and c not in extra][:1]
         return extra
 
-    def _candidates(self, question: str, source: Source, corpus: CorpusView | None) -> list[Candidate]:
-        """Every sentence of the source's passages, scored by meaning and rare-term overlap."""
-        spans = [s for passage in source.passages for s in _sentences(passage)]
-        if not spans:
-            return []
-        texts = [text for _, _, text in spans]
-        semantic = _cosines(question, texts, corpus)
-        lexical = _overlap(question, texts, corpus)
-        quantity = asks_quantity(question)
+    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, quantity: bool) -> list[list[Candidate]]:
+        """Every sentence of each source's passages, scored by meaning and rare-term overlap, best first.
+
+        All sources' sentences are embedded and weighed in one pass: one call to the model for
+        whatever the cache lacks, the question's terms analysed once."""
+        spans = [[s for passage in source.passages for s in _sentences(passage)] for source in sources]
+        texts = [text for source_spans in spans for _, _, text in source_spans]
+        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus)))
         t = self.tuning
-        found = []
-        for (start, end, text), sem, lex in zip(spans, semantic, lexical):
-            score = t.semantic_weight * sem + (1 - t.semantic_weight) * lex
-            if quantity and _NUMBER.search(text):
-                score += t.number_bonus
-            score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
-            found.append(Candidate(source, start, end, text, score))
-        return sorted(found, key=lambda c: (-c.score, c.start))
+        per_source = []
+        for source, source_spans in zip(sources, spans):
+            found = []
+            for start, end, text in source_spans:
+                sem, lex = next(scores)
+                score = t.semantic_weight * sem + (1 - t.semantic_weight) * lex
+                if quantity and _NUMBER.search(text):
+                    score += t.number_bonus
+                score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
+                found.append(Candidate(source, start, end, text, score))
+            per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
+        return per_source
 
     def _reply(self, request: ModelRequest) -> str:
         if request.task == "rewrite":
