@@ -21,7 +21,7 @@ from .index import Index
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from .records import (
-    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, StreamEvent, Timings, Turn, Usage, Verdict,
+    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, Retrieval, StreamEvent, Timings, Turn, Usage, Verdict,
 )
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
@@ -52,8 +52,7 @@ class Prepared:
     asked: str
     prompt: Prompt | None
     verdict: Verdict
-    names: list[str] = field(default_factory=list)
-    labels: dict[str, str] = field(default_factory=dict)
+    found: Retrieval
     timings: Timings = field(default_factory=Timings)
 
 
@@ -81,8 +80,7 @@ class Answerer:
         found = self.retriever.retrieve(standalone, k)
         verdict = self.judge.decide(standalone, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
-        labels = {h.paper_id: h.label for h in found.hits}
-        prepared = Prepared(standalone, asked, None, verdict, found.suggestions, labels, timings)
+        prepared = Prepared(standalone, asked, None, verdict, found, timings)
         if verdict.answerable and found.hits:
             prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
                                            self.settings.answer_tokens, history)
@@ -144,7 +142,8 @@ class Answerer:
         stats = self.index.stats()
         verdict = prepared.verdict
         reason = verdict.reason if not verdict.answerable else (RefusalReason.NOT_STATED if checked.refused else None)
-        about = [prepared.labels.get(pid, pid) for pid in verdict.about]
+        labels = {h.paper_id: h.label for h in prepared.found.hits}
+        about = [labels.get(pid, pid) for pid in verdict.about]
         return Answer(
             answer=checked.answer,
             citations=checked.citations,
@@ -160,5 +159,5 @@ class Answerer:
             refusal_reason=reason,
             refusal_explanation=reason.explain(verdict.detail, about) if reason else "",
             asked=prepared.asked,
-            did_you_mean=prepared.names,
+            did_you_mean=prepared.found.suggestions,
         )
