@@ -21,6 +21,15 @@ class Retriever:
     def __init__(self, index: Index, settings: Settings):
         self.index = index
         self.settings = settings
+        self._resolver: tuple[LexicalIndex, NameResolver] | None = None
+
+    def names(self, lexical: LexicalIndex) -> NameResolver:
+        """The name resolver for this lexical index, built once per corpus version, not per question."""
+        cached = self._resolver
+        if cached is None or cached[0] is not lexical:
+            cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings))
+            self._resolver = cached
+        return cached[1]
 
     def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> list[PaperHit]:
         """The top-k papers, ranked, each marked relevant or not: nothing is silently dropped."""
@@ -47,8 +56,8 @@ class Retriever:
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        matches, unknown = NameResolver(lexical.names, lexical.knows, self.settings).resolve(question)
-        named = list(dict.fromkeys(pid for m in matches for pid in m.paper_ids))
+        found = Retrieval(question, [], *self.names(lexical).resolve(question))
+        named = found.named_ids
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
         candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
@@ -67,7 +76,8 @@ class Retriever:
             papers = self.index.get_papers([h.paper_id for h in hits])
             for hit in hits:
                 hit.text = papers[hit.paper_id].text
-        return Retrieval(question, hits, matches, unknown)
+        found.hits = hits
+        return found
 
     def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
