@@ -163,7 +163,7 @@ class Index:
         for pid, text in zip(pids, texts):
             texts_by_paper.setdefault(pid, []).append(text)
         names = build_name_book(
-            {pid: paper_names(pid, labels.get(pid, ""), chunks) for pid, chunks in texts_by_paper.items()},
+            {pid: paper_names(labels.get(pid, ""), chunks) for pid, chunks in texts_by_paper.items()},
             self.settings.name_max_papers,
         )
         lexical = LexicalIndex.build(ids, texts, pids, version, labels, names) if ids else empty_lexical(version)

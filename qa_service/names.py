@@ -30,7 +30,7 @@ def name_key(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
 
 
-def paper_names(paper_id: str, label: str, texts: Iterable[str]) -> set[str]:
+def paper_names(label: str, texts: Iterable[str]) -> set[str]:
     """The names a paper can be called by: the name-shaped words of its text, and its label when one word."""
     names = {n for text in texts for n in name_candidates(text)}
     if label and " " not in label.strip():

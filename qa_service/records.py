@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, Callable, NamedTuple, Protocol, Sequence
+from typing import Any, NamedTuple, Protocol, Sequence
 
 #: The one refusal sentence: in the prompt, in the code that recognises it, in the tests.
 REFUSAL = "The abstracts in the corpus do not answer this question."
@@ -492,19 +492,6 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class SourcesEvent:
-    """Sent first: the papers the answer will draw on, before any text."""
-
-    sources: tuple[SourceRef, ...]
-    question: str
-
-    name = "sources"
-
-    def payload(self) -> dict:
-        return {"sources": [s.to_dict() for s in self.sources], "question": self.question}
-
-
-@dataclass(frozen=True)
 class Delta:
     """A piece of answer text as the model writes it."""
 
@@ -528,5 +515,4 @@ class Final:
         return self.answer.to_dict()
 
 
-StreamEvent = SourcesEvent | Delta | Final
-IdfFn = Callable[[str], float]
+StreamEvent = Delta | Final
