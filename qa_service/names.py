@@ -74,20 +74,17 @@ class NameResolver:
         """(names matched, name-shaped words that match nothing in the corpus)."""
         words = [_POSSESSIVE.sub("", w).strip("'’-") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
-        candidates = [(w, w) for w in words] + [(f"{a} {b}", a + b) for a, b in zip(words, words[1:])]
+        candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
+        known = {w: self.known_word(w) for w in words}  # each word analysed once
         matches: dict[str, NameMatch] = {}
         covered: set[str] = set()
-        for typed, joined in candidates:
-            key = name_key(joined)
-            if len(key) < 3:
-                continue
-            entry = self.book.get(key)
+        for typed, key in candidates:
+            entry = self.book.get(key) if len(key) >= 3 else None
             if entry is not None:
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
-        for typed, joined in candidates:
-            key = name_key(joined)
-            if typed in covered or " " in typed or key in self.book or self.known_word(typed):
+        for typed, key in candidates:
+            if typed in covered or " " in typed or key in self.book or known[typed]:
                 continue
             budget = typo_budget(len(key), self.settings)
             if budget and self.keys:
@@ -96,5 +93,5 @@ class NameResolver:
                     entry = self.book[found[0]]
                     matches.setdefault(found[0], NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
                     covered.add(typed)
-        unknown = [w for w in words if is_name_like(w) and w not in covered and not self.known_word(w)]
+        unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w]]
         return list(matches.values()), list(dict.fromkeys(unknown))
