@@ -76,7 +76,6 @@ class Services:
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
         """In-process answering for notebooks and scripts: the typed Answer, no HTTP."""
-        self.index.load_lexical()
         return self.answerer.ask(question, k, history)
 
 
