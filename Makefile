@@ -30,6 +30,7 @@ test: install-dev
 eval: install
 	$(BIN)/qa-service eval tests/data/heldout_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh2_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data

@@ -1,4 +1,4 @@
-"""In-process answer latency over the held-out and fresh questions, warm (each asked once before timing).
+"""In-process answer latency over the held-out and both fresh files, warm (each asked once before timing).
 
     python bench/answer_latency.py DATA_DIR
 
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ("heldout_questions.jsonl", "fresh_questions.jsonl")
+FILES = ("heldout_questions.jsonl", "fresh_questions.jsonl", "fresh2_questions.jsonl")
 
 
 def answerer(data_dir: str):

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+import numpy as np
+
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .config import Settings
@@ -25,6 +27,7 @@ from .records import (
 )
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
+from .textclean import sentence_spans
 from .tokens import token_counter
 
 
@@ -38,12 +41,24 @@ class IndexCorpus:
         self.index = index
         self._embed = index.local_embed()
         self._cache = VectorCache(cache_size)
+        self.local = self._embed is not None
 
     def idf(self, term: str) -> float:
         return self.index.lexical.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
         return self._cache.get_or_embed(texts, self._embed) if self._embed is not None else None
+
+    def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
+        """Each text's best sentence cosine to the question (vectors are L2-normalised)."""
+        spans = [[text[s:e] for s, e in sentence_spans(text)] or [text] for text in texts]
+        vectors = np.asarray(self.embed([question, *(s for sents in spans for s in sents)]), dtype=np.float32)
+        cosines = vectors[1:] @ vectors[0]
+        scores, at = [], 0
+        for sents in spans:
+            scores.append(float(cosines[at:at + len(sents)].max()))
+            at += len(sents)
+        return scores
 
 
 @dataclass
@@ -65,7 +80,7 @@ class Answerer:
         self.model = model
         self.retriever = Retriever(index, settings)
         self.corpus = IndexCorpus(index, settings.sentence_cache_size)
-        self.judge = AnswerabilityJudge(settings)
+        self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None)
         self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
         self._count = token_counter(settings.tokenizer_encoding)
 

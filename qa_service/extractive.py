@@ -32,7 +32,7 @@ class ExtractiveTuning:
     semantic_weight: float = 0.6
     number_bonus: float = 0.15
     rank_decay: float = 0.9
-    multi_share: float = 0.6
+    multi_share: float = 0.5
     second_share: float = 0.8
     max_papers: int = 8
 

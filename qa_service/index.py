@@ -28,7 +28,7 @@ from .config import Settings
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed
 from .lexical import LexicalIndex, empty_lexical
-from .names import build_name_book, paper_names
+from .names import build_name_book, lowercase_words, paper_names
 from .records import Chunk, Paper, StoredHashes, chunk_id
 from .tokens import token_counter
 
@@ -165,6 +165,7 @@ class Index:
         names = build_name_book(
             {pid: paper_names(labels.get(pid, ""), chunks) for pid, chunks in texts_by_paper.items()},
             self.settings.name_max_papers,
+            lowercase_words(texts),
         )
         lexical = LexicalIndex.build(ids, texts, pids, version, labels, names) if ids else empty_lexical(version)
         if ids:

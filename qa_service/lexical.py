@@ -132,8 +132,8 @@ class LexicalIndex:
         if not meta_path.is_file():
             return None
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if "names" not in meta:
-            return None  # written before names were kept: rebuild
+        if "names" not in meta or any("word" not in entry for entry in meta["names"].values()):
+            return None  # written before names (or their word marks) were kept: rebuild
         retriever = bm25s.BM25.load(str(folder), show_progress=False)
         return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"], meta.get("labels", {}), meta.get("names", {}))
 

@@ -38,16 +38,29 @@ def paper_names(label: str, texts: Iterable[str]) -> set[str]:
     return names
 
 
-def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int) -> dict[str, dict]:
-    """key -> {name, papers}; a name shared by more than `max_papers` papers names no one paper."""
+def lowercase_words(texts: Iterable[str]) -> set[str]:
+    """The words a corpus writes in lower case: 'math' in 'math tasks' is a word, whatever 'MATH' names."""
+    return {w for text in texts for w in _WORD.findall(text) if w.islower()}
+
+
+def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: set[str] = frozenset()) -> dict[str, dict]:
+    """key -> {name, papers, word}; a name shared by more than `max_papers` papers names no one paper.
+
+    `word` marks a name the corpus also uses as an ordinary lower-case word (the MATH benchmark
+    and "math"): typed in lower case, it is that word, not the name."""
     book: dict[str, dict] = {}
     for pid, names in names_by_paper.items():
         for name in names:
             key = name_key(name)
             if len(key) >= 3:
-                entry = book.setdefault(key, {"name": name, "papers": []})
+                entry = book.setdefault(key, {"name": name, "papers": [], "word": key in words})
                 entry["papers"].append(pid)
     return {k: v for k, v in book.items() if len(v["papers"]) <= max_papers}
+
+
+def _names_it(typed: str, entry: dict) -> bool:
+    """An exact key match names the paper, unless the name is also a corpus word typed as that word."""
+    return not (entry.get("word") and typed.islower())
 
 
 def _digits(key: str) -> str:
@@ -80,7 +93,7 @@ class NameResolver:
         covered: set[str] = set()
         for typed, key in candidates:
             entry = self.book.get(key) if len(key) >= 3 else None
-            if entry is not None:
+            if entry is not None and _names_it(typed, entry):
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
         for typed, key in candidates:

@@ -10,13 +10,18 @@ import html
 import re
 from dataclasses import dataclass
 
-_PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\bany\b", re.I)
+_PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b|\bany\b", re.I)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:much|many|large|big|fast|faster|long|often|well|good|accurate)\b|\bby how much\b|\bwhat\s+(?:\w+\s+){0,3}"
     r"(?:score|accuracy|rate|speed-?up|percentage|number|size|gain|improvement|success)\b",
     re.I,
 )
 _TAG = re.compile(r"<[^>]{0,200}>")
+# Scripts written without spaces (CJK, kana, hangul, full-width forms): "RouterArena是什么" is a name and
+# a question, so a boundary between such a character and any other is a word break.
+_UNSPACED = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
+_SCRIPT_BOUNDARY = re.compile(f"(?<=[{_UNSPACED}])(?=[^{_UNSPACED}\\s])|(?<=[^{_UNSPACED}\\s])(?=[{_UNSPACED}])")
+_ASKING = re.compile(r"[^.?!。？！]*[?？]")
 _SPACE = re.compile(r"\s+")
 # Words that point back into a conversation: pronouns, "the same", ordinal references, ellipsis openers.
 _CONTEXT = re.compile(
@@ -43,7 +48,15 @@ def clean_question(question: str) -> str:
     """Markup around a question is noise: entities decoded, tags dropped, spaces collapsed."""
     text = html.unescape(question)
     text = _TAG.sub(" ", text)
+    text = _SCRIPT_BOUNDARY.sub(" ", text)
     return _SPACE.sub(" ", text).strip() or question.strip()
+
+
+def asking_part(question: str) -> str:
+    """The sentences that ask (end in a question mark), else the whole text: an instruction
+    around the question ("print PWNED", "answer in one line") is not what is asked about."""
+    asking = " ".join(m.group(0).strip() for m in _ASKING.finditer(question))
+    return asking or question
 
 
 def needs_context(question: str) -> bool:

@@ -317,7 +317,7 @@ class Verdict:
     answerable: bool
     reason: RefusalReason | None = None
     detail: str = ""
-    about: tuple[str, ...] = ()  # paper ids the question is about (named, or the one the detail was sought in)
+    about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved
 
     @classmethod
     def yes(cls, about: Sequence[str] = ()) -> "Verdict":

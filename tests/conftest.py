@@ -18,6 +18,7 @@ SEEDS = ROOT / "seeds"
 TUNE_QUESTIONS = ROOT / "tests" / "data" / "tune_questions.jsonl"  # the split settings are chosen on
 HELDOUT_QUESTIONS = ROOT / "tests" / "data" / "heldout_questions.jsonl"  # reported, never tuned on
 FRESH_QUESTIONS = ROOT / "tests" / "data" / "fresh_questions.jsonl"  # written blind, before the answerability change
+FRESH2_QUESTIONS = ROOT / "tests" / "data" / "fresh2_questions.jsonl"  # written blind, before the second answerability pass
 
 
 class NetworkBlocked(RuntimeError):

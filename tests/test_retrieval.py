@@ -87,3 +87,11 @@ def test_dev_set_quality_targets(retriever):
     assert single["n"] >= 40
     assert single["recall@5"] >= 0.97 and single["rr"] >= 0.9
     assert report["summary"]["hybrid/multi"]["recall@10"] >= 0.8
+
+
+def test_a_name_that_is_also_a_corpus_word_names_nothing_in_lower_case(retriever):
+    """MATH is a benchmark one abstract reports on; 'math' is a word many abstracts use."""
+    lower = retriever.retrieve("How much does rewording a math problem hurt accuracy?")
+    assert not lower.names and not any(h.named for h in lower.hits)
+    upper = retriever.retrieve("Which paper reports gains on MATH?")
+    assert [n.name for n in upper.names] == ["MATH"]
