@@ -85,8 +85,12 @@ DETAIL_KINDS = (
     DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b", re.I), re.compile(r"\bhyper-?parameters?\b", re.I)),
     DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER),
     DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
+    # a generic "on GPUs" states neither which hardware nor how much of it
     DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),
-               re.compile(r"\b(?:GPUs?|TPUs?|A100s?|H100s?|V100s?|hours?|GPU-hours?|FLOPs)\b", re.I)),
+               re.compile(r"\b(?:[AHVLT]\d{2,3}s?|H200s?|B200s?|TPU ?v\d\w*|RTX ?\d+\w*|\d+ ?(?:GPUs?|TPUs?|nodes)|hours?|GPU-hours?|FLOPs|days?)\b", re.I)),
+    # which model was used: models are named with a version or size (Qwen2.5-7B, GPT-4o, Llama-3-8B)
+    DetailKind("model used", re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b", re.I),
+               re.compile(r"\b[A-Z][A-Za-z]*[-\s]?\d[\w.\-]*\b")),
     DetailKind("code or licence", re.compile(r"\b(?:github|source code|licen[cs]e|repository|repo)\b", re.I),
                re.compile(r"\b(?:github|code|open[- ]source|licen[cs]e|repository|available at)\b", re.I)),
     DetailKind("publication date", re.compile(r"\bwhen was (?:it|\w+) (?:published|released)\b|\bpublication date\b", re.I), _NEVER),

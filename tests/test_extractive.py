@@ -101,6 +101,21 @@ def test_every_refusal_carries_its_reason(answerer, question, reason):
     assert result.refusal_reason is reason and result.to_dict()["refusal_explanation"]
 
 
+@pytest.mark.parametrize("question,stated", [
+    ("Which base model did SERE fine-tune?", False),  # no model named with a version in SERE's abstract
+    ("Which model did RLP improve on AIME25 and MMLU-Pro?", True),  # Qwen3-1.7B-Base
+    ("What hardware was Tequila benchmarked on?", False),
+    ("What GPUs does CUDA-L1 speed kernels up on?", True),  # A100 and others, named
+])
+def test_which_model_and_which_hardware_need_a_named_one(answerer, question, stated):
+    """'Which model/GPU' is answered only when the abstract names one; a generic 'GPUs' or 'LLMs' names none."""
+    result = answerer.ask(question)
+    if stated:
+        assert result.refusal_reason is None and result.citations
+    else:
+        assert result.refusal_reason is RefusalReason.DETAIL_MISSING and result.citations == []
+
+
 def test_detail_missing_names_the_paper_and_the_detail(answerer):
     explanation = answerer.ask("What learning rate does Tequila use?").to_dict()["refusal_explanation"]
     assert explanation == "The abstract of Tequila does not state the learning rate."
