@@ -23,7 +23,8 @@ from .index import Index
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from .records import (
-    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, Retrieval, StreamEvent, Timings, Turn, Usage, Verdict,
+    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn, Usage,
+    Verdict,
 )
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
@@ -129,13 +130,15 @@ class Answerer:
         return self._result(completion.text, prepared, completion.usage, started)
 
     def stream(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Iterator[StreamEvent]:
-        """Delta events as the model writes, then one Final with the same Answer as ask()."""
+        """Sources once retrieval is done, Delta events as the model writes, then one Final with the
+        same Answer as ask(); a refusal is one Delta and the Final."""
         started = time.perf_counter()
         prepared = self.prepare(question, k, history)
         if prepared.prompt is None:
             yield Delta(REFUSAL)
             yield Final(self._result(REFUSAL, prepared, Usage(), started))
             return
+        yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
         generate = time.perf_counter()
         parts: list[str] = []
         usage = Usage()

@@ -16,7 +16,7 @@ from flask import Blueprint, jsonify
 
 from .errors import BadRequest, QAError
 from .inputs import history_turns, question_text
-from .records import Answer, Delta, StreamEvent, Turn
+from .records import Answer, Delta, Final, StreamEvent, Turn
 from .sse import event_stream
 from .webctx import json_body, observe, services
 
@@ -97,7 +97,9 @@ def chat_completions() -> Any:
     def write(event: StreamEvent) -> str:
         if isinstance(event, Delta):
             return chunk({"content": event.text})
-        return chunk({"content": sources_block(event.answer)}, "stop", **_extras(event.answer))
+        if isinstance(event, Final):
+            return chunk({"content": sources_block(event.answer)}, "stop", **_extras(event.answer))
+        return ""  # retrieval is done: the role chunk (prefix) goes out now, before the model's first word
 
     def fail(exc: QAError) -> str:
         return f"data: {json.dumps({'error': {'message': exc.message, 'code': exc.code, 'type': 'server_error'}})}\n\n"

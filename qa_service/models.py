@@ -3,11 +3,14 @@ model, and a scripted fake for tests. Library errors are converted here, once.""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol, Sequence
+import time
+from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
 
 from .config import Settings
 from .errors import ModelError, ModelTimeout
 from .records import Completion, ModelRequest, Usage
+
+T = TypeVar("T")
 
 
 class ChatModel(Protocol):
@@ -29,11 +32,12 @@ class OpenAIChatModel:
         self.name = model or settings.model or settings.default_openai_model
         self._openai = openai
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
-        self.client = openai.OpenAI(
+        self.settings = settings
+        self.client = openai.OpenAI(  # retries are ours, under one deadline (see _within_deadline)
             api_key=settings.openai_api_key or "not-needed",
             base_url=settings.openai_base_url or None,
             timeout=settings.model_timeout,
-            max_retries=settings.model_retries,
+            max_retries=0,
             http_client=http_client,
         )
 
@@ -62,11 +66,39 @@ class OpenAIChatModel:
             return ModelError(f"cannot reach {where}")
         return ModelError(f"{where} sent a reply we could not read ({type(exc).__name__})")
 
+    def _retryable(self, exc: Exception) -> bool:
+        o = self._openai
+        return isinstance(exc, (o.APIConnectionError, o.RateLimitError, o.InternalServerError)) or (
+            isinstance(exc, o.APIStatusError) and exc.status_code >= 500)
+
+    def _within_deadline(self, call: Callable[[Any], T]) -> T:
+        """`call(client)` with retries and backoff, all inside one `model_deadline`: each attempt gets
+        what is left (at most `model_timeout`), so a hung server costs the deadline, not attempts x timeout."""
+        s = self.settings
+        end = time.monotonic() + s.model_deadline
+        attempt = 0
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise ModelTimeout(f"the model server at {self.base_url} did not answer within {s.model_deadline:g} s")
+            try:
+                return call(self.client.with_options(timeout=min(s.model_timeout, left)))
+            except self._failures as exc:
+                if attempt >= s.model_retries or not self._retryable(exc):
+                    raise self._convert(exc) from exc
+                wait = min(0.5 * 2 ** attempt, max(0.0, end - time.monotonic()))
+                retry_after = getattr(getattr(exc, "response", None), "headers", {}).get("retry-after", "")
+                if retry_after.replace(".", "", 1).isdigit():
+                    wait = min(float(retry_after), max(0.0, end - time.monotonic()))
+                time.sleep(wait)
+                attempt += 1
+                if time.monotonic() >= end:
+                    raise self._convert(exc) from exc
+
     def complete(self, request: ModelRequest) -> Completion:
+        reply = self._within_deadline(lambda client: client.chat.completions.create(
+            model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0))
         try:
-            reply = self.client.chat.completions.create(
-                model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0
-            )
             text = reply.choices[0].message.content
         except self._failures as exc:
             raise self._convert(exc) from exc
@@ -76,20 +108,32 @@ class OpenAIChatModel:
         return Completion(text, Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
 
     def stream(self, request: ModelRequest) -> Iterator[str | Usage]:
+        """Deltas as they come. The deadline covers the whole stream; retries only before the first
+        byte. A stream that ends without a finish reason was cut, and is an error, never an answer."""
         usage = Usage()
+        end = time.monotonic() + self.settings.model_deadline
+        chunks = self._within_deadline(lambda client: client.chat.completions.create(
+            model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0,
+            stream=True, stream_options={"include_usage": True}))
+        finished = False
         try:
-            chunks = self.client.chat.completions.create(
-                model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0,
-                stream=True, stream_options={"include_usage": True},
-            )
             for chunk in chunks:
                 if getattr(chunk, "usage", None):
                     usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
                 for choice in chunk.choices or []:
+                    finished = finished or bool(choice.finish_reason)
                     if choice.delta and choice.delta.content:
                         yield choice.delta.content
+                if time.monotonic() > end:
+                    raise ModelTimeout(f"the model server at {self.base_url} did not finish within {self.settings.model_deadline:g} s")
         except self._failures as exc:
             raise self._convert(exc) from exc
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()  # give the connection back, also when the client went away mid-answer
+        if not finished:
+            raise ModelError(f"the model server at {self.base_url} closed the stream before the answer was complete")
         yield usage
 
 

@@ -56,10 +56,10 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
                 "responses": {"200": _json({"$ref": "#/components/schemas/Answer"}, "A cited answer"), **api, **body_errors, **_errors(502, 504)}}},
             "/api/ask/stream": {"post": {
                 "requestBody": {"required": True, "content": {"application/json": {"schema": ask_body}}},
-                "responses": {"200": {"description": "Server-sent events: delta {text}..., then final (an Answer) or error",
+                "responses": {"200": {"description": "Server-sent events: sources {question, sources} once retrieval is done, delta {text}..., then final (an Answer) or error",
                                       "content": {"text/event-stream": {"schema": {
                                           "type": "object", "required": ["event", "data"], "properties": {
-                                              "event": {"type": "string", "enum": ["delta", "final", "error"]},
+                                              "event": {"type": "string", "enum": ["sources", "delta", "final", "error"]},
                                               "data": {"type": "string"}}}}}},
                               **api, **body_errors, **_errors(502, 504)}}},
             "/metrics": {"get": {"responses": {"200": {"description": "Prometheus metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},

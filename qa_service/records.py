@@ -492,6 +492,20 @@ class Answer:
 
 
 @dataclass(frozen=True)
+class Sources:
+    """Retrieval is done and the model is asked: what was searched and the sources it reads,
+    sent before the first word so a client can show them (and a proxy sees bytes) at once."""
+
+    question: str
+    sources: list[SourceRef]
+
+    name = "sources"
+
+    def payload(self) -> dict:
+        return {"question": self.question, "sources": [s.to_dict() for s in self.sources]}
+
+
+@dataclass(frozen=True)
 class Delta:
     """A piece of answer text as the model writes it."""
 
@@ -515,4 +529,4 @@ class Final:
         return self.answer.to_dict()
 
 
-StreamEvent = Delta | Final
+StreamEvent = Sources | Delta | Final

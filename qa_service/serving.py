@@ -85,7 +85,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int = 4, wor
         "workers": workers,
         "threads": threads,
         "worker_class": "gthread",
-        "timeout": int(settings.model_timeout) + 30,
+        "timeout": int(settings.model_deadline) + 30,
         "keepalive": 30,  # clients that queue behind busy threads must not find their connection reset
         "accesslog": None,  # qa_service.access logs each request, with its id
     }

@@ -16,6 +16,7 @@ class FakeOpenAI:
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.default = ("reply", "Default answer [1].")
+        self.gate = threading.Event()  # 'gated-stream' waits for it before its first word
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -69,6 +70,11 @@ class FakeOpenAI:
             self._stream(h, text, broken=False)
         elif kind == "broken-stream":
             self._stream(h, text, broken=True)
+        elif kind == "cut-stream":
+            self._stream(h, text, broken=False, cut=True)
+        elif kind == "gated-stream":
+            self.gate.wait(30)
+            self._stream(h, text, broken=False)
         elif kind == "slow":
             time.sleep(float(text or 3))
             h._json(200, completion("late [1].", "fake"))
@@ -86,7 +92,9 @@ class FakeOpenAI:
             headers = {"Retry-After": "0"} if status == 429 else {}
             h._json(status, {"error": {"message": f"fake error {status}", "type": "fake", "code": str(status)}}, headers)
 
-    def _stream(self, h, text: str, broken: bool) -> None:
+    def _stream(self, h, text: str, broken: bool, cut: bool = False) -> None:
+        """Deltas, a finish_reason chunk, usage, [DONE]; `cut` closes after half the words, as a
+        server that dies mid-answer does (no finish_reason, no [DONE])."""
         h.send_response(200)
         h.send_header("Content-Type", "text/event-stream")
         h.end_headers()
@@ -96,10 +104,16 @@ class FakeOpenAI:
                 h.wfile.write(b"data: {broken json\n\n")
                 h.wfile.flush()
                 return
+            if cut and i == len(words) // 2:
+                h.close_connection = True
+                return
             delta = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
                      "choices": [{"index": 0, "delta": {"content": word + (" " if i < len(words) - 1 else "")}, "finish_reason": None}]}
             h.wfile.write(f"data: {json.dumps(delta)}\n\n".encode())
             h.wfile.flush()
+        stop = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        h.wfile.write(f"data: {json.dumps(stop)}\n\n".encode())
         usage = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake", "choices": [],
                  "usage": {"prompt_tokens": 11, "completion_tokens": len(words), "total_tokens": 11 + len(words)}}
         h.wfile.write(f"data: {json.dumps(usage)}\n\ndata: [DONE]\n\n".encode())

@@ -2,6 +2,8 @@
 
 import json
 
+import threading
+
 import pytest
 
 from qa_service.errors import ModelError, ModelTimeout
@@ -147,3 +149,40 @@ def test_a_real_model_rewrites_the_follow_up_before_retrieval(seed_settings, see
     assert body["question"] == "How much faster is inference with Tequila?"
     assert 'label="Tequila"' in answer.messages[-1]["content"].split("</source>")[0]  # retrieval used the rewrite
     assert answer.messages[1:3] == history and body["grounded"]
+
+
+def _first_chunk(response) -> bytes:
+    """The first bytes of a streamed response, read in a thread so a buffering server fails the test."""
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(next(iter(response.response))), daemon=True)
+    reader.start()
+    reader.join(20)
+    assert got, "nothing was sent before the model's first word"
+    return got[0]
+
+
+def test_streams_send_before_the_model_writes_and_a_cut_stream_is_an_error(seed_settings, seed_index, fake_server):
+    """Sources (and the /v1 role chunk) go out once retrieval is done, not after the model's reply;
+    a model stream cut mid-answer ends in an error event, never in 'final'."""
+    settings = seed_settings.replace(openai_base_url=fake_server.base_url, model="fake-model", model_retries=0)
+    client = create_app(settings, index=seed_index).test_client()
+    fake_server.enqueue("gated-stream", "RouterArena compares LLM routers [1].")
+    response = client.post("/api/ask/stream", json={"question": "What is RouterArena?"}, buffered=False)
+    first = _first_chunk(response).decode()
+    assert first.startswith("event: sources") and "000_e3b5a0511f204a83:2" in first
+    fake_server.gate.set()
+    rest = b"".join(response.response).decode()
+    assert "event: final" in rest and "event: error" not in rest
+
+    fake_server.gate.clear()
+    fake_server.enqueue("gated-stream", "RouterArena compares LLM routers [1].")
+    response = client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "What is RouterArena?"}], "stream": True},
+                           buffered=False)
+    assert '"role": "assistant"' in _first_chunk(response).decode()
+    fake_server.gate.set()
+    assert b"data: [DONE]" in b"".join(response.response)
+
+    fake_server.enqueue("cut-stream", "RouterArena is the first open platform for comparing LLM routers [1].")
+    cut = events(client.post("/api/ask/stream", json={"question": "What is RouterArena?"}))
+    assert cut[-1][0] == "error" and "closed the stream" in cut[-1][1]["error"]["message"]
+    assert "final" not in [kind for kind, _ in cut]

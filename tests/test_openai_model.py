@@ -44,7 +44,7 @@ def test_request_body_carries_model_and_sources(tmp_path):
 def test_streaming_through_mock_transport(tmp_path):
     def handler(req):
         chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                   "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": None}]} for w in ("Router", "Arena [1].")]
+                   "choices": [{"index": 0, "delta": {"content": w}, "finish_reason": f}]} for w, f in (("Router", None), ("Arena [1].", "stop"))]
         text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
         return httpx2.Response(200, text=text, headers={"content-type": "text/event-stream"})
 
@@ -148,3 +148,33 @@ def test_broken_stream_raises_a_model_error(tmp_path, fake_server):
     fake_server.enqueue("broken-stream", "one two three four five six")
     with pytest.raises(ModelError):
         list(server_model(tmp_path, fake_server, model_retries=0).stream(request()))
+
+
+def test_one_deadline_covers_every_retry(tmp_path, fake_server):
+    """A hung server: attempts x timeout used to be 3 x 60 s. Now the whole call, backoff included,
+    fits in model_deadline; with room for six attempts the deadline leaves time for two at most."""
+    for _ in range(6):
+        fake_server.enqueue("slow", "3")
+    model = server_model(tmp_path, fake_server, model_timeout=0.6, model_deadline=1.0, model_retries=5)
+    with pytest.raises(ModelTimeout):
+        model.complete(request())
+    assert 1 <= len(fake_server.requests) <= 2
+
+
+def test_retries_still_recover_inside_the_deadline(tmp_path, fake_server):
+    fake_server.enqueue("500")
+    fake_server.enqueue("reply", "Recovered [1].")
+    model = server_model(tmp_path, fake_server, model_deadline=10.0, model_retries=1)
+    assert model.complete(request()).text == "Recovered [1]." and len(fake_server.requests) == 2
+
+
+def test_a_stream_cut_mid_answer_is_an_error_not_an_answer(tmp_path, fake_server):
+    """No finish_reason and no [DONE]: 'RouterArena is' must never be taken for the whole answer."""
+    fake_server.enqueue("cut-stream", "RouterArena is the first open platform for routers [1].")
+    pieces: list = []
+    with pytest.raises(ModelError, match="closed the stream"):
+        for piece in server_model(tmp_path, fake_server, model_retries=0).stream(request()):
+            pieces.append(piece)
+    assert pieces and not any(isinstance(p, Usage) for p in pieces)
+    fake_server.enqueue("stream", "RouterArena compares routers [1].")
+    assert isinstance(list(server_model(tmp_path, fake_server, model_retries=0).stream(request()))[-1], Usage)
