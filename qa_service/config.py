@@ -70,6 +70,8 @@ class Settings:
     openai_api_key: str = _s("", "API key; prefer the OPENAI_API_KEY environment variable.")
     model_timeout: float = _s(20.0, "Seconds one model attempt may take; never more than what is left of model_deadline.")
     model_deadline: float = _s(30.0, "One deadline for a whole model call, retries and backoff included (HTTP 504 after it): a hung model server costs a user this long, not attempts x timeout.")
+    model_concurrency: int = _s(2, "Model calls one process runs at once; with serve's 4 threads, two stay free for /healthz, search and the page while a model server hangs.")
+    model_queue_wait: float = _s(2.0, "Seconds a question waits for a free model slot before a 503 with Retry-After.")
     model_retries: int = _s(2, "Retries on 429/5xx/connection errors, with backoff, while model_deadline allows.")
     support_threshold: float = _s(0.5, "Score at which a cited source counts as supporting a sentence.")
     api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")

@@ -8,6 +8,7 @@ class QAError(Exception):
 
     status = 500
     code = "internal_error"
+    retry_after: int | None = None  # seconds, sent as Retry-After when set
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
         super().__init__(message)
@@ -67,6 +68,14 @@ class ModelError(QAError):
 
     status = 502
     code = "model_error"
+
+
+class ModelBusy(QAError):
+    """Every model slot of this process is taken: try again shortly (the health routes stay up)."""
+
+    status = 503
+    code = "model_busy"
+    retry_after = 2
 
 
 class ModelTimeout(ModelError):

@@ -3,11 +3,13 @@ model, and a scripted fake for tests. Library errors are converted here, once.""
 
 from __future__ import annotations
 
+import threading
 import time
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
 
 from .config import Settings
-from .errors import ModelError, ModelTimeout
+from .errors import ModelBusy, ModelError, ModelTimeout
 from .records import Completion, ModelRequest, Usage
 
 T = TypeVar("T")
@@ -33,6 +35,7 @@ class OpenAIChatModel:
         self._openai = openai
         self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
         self.settings = settings
+        self._slots = threading.BoundedSemaphore(max(1, settings.model_concurrency))
         self.client = openai.OpenAI(  # retries are ours, under one deadline (see _within_deadline)
             api_key=settings.openai_api_key or "not-needed",
             base_url=settings.openai_base_url or None,
@@ -66,6 +69,17 @@ class OpenAIChatModel:
             return ModelError(f"cannot reach {where}")
         return ModelError(f"{where} sent a reply we could not read ({type(exc).__name__})")
 
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        """At most `model_concurrency` calls at once: a hung model server then holds that many request
+        threads, never all of them, so health checks, search and the page keep answering."""
+        if not self._slots.acquire(timeout=self.settings.model_queue_wait):
+            raise ModelBusy(f"{self.settings.model_concurrency} questions are already waiting for the model; try again shortly")
+        try:
+            yield
+        finally:
+            self._slots.release()
+
     def _retryable(self, exc: Exception) -> bool:
         o = self._openai
         return isinstance(exc, (o.APIConnectionError, o.RateLimitError, o.InternalServerError)) or (
@@ -96,6 +110,10 @@ class OpenAIChatModel:
                     raise self._convert(exc) from exc
 
     def complete(self, request: ModelRequest) -> Completion:
+        with self._slot():
+            return self._complete(request)
+
+    def _complete(self, request: ModelRequest) -> Completion:
         reply = self._within_deadline(lambda client: client.chat.completions.create(
             model=self.name, messages=request.messages, max_tokens=request.max_tokens, temperature=0))
         try:
@@ -108,8 +126,13 @@ class OpenAIChatModel:
         return Completion(text, Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
 
     def stream(self, request: ModelRequest) -> Iterator[str | Usage]:
-        """Deltas as they come. The deadline covers the whole stream; retries only before the first
-        byte. A stream that ends without a finish reason was cut, and is an error, never an answer."""
+        """Deltas as they come, holding one model slot until the stream ends or is closed."""
+        with self._slot():
+            yield from self._stream(request)
+
+    def _stream(self, request: ModelRequest) -> Iterator[str | Usage]:
+        """The deadline covers the whole stream; retries only before the first byte. A stream that
+        ends without a finish reason was cut, and is an error, never an answer."""
         usage = Usage()
         end = time.monotonic() + self.settings.model_deadline
         chunks = self._within_deadline(lambda client: client.chat.completions.create(

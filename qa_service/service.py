@@ -7,6 +7,7 @@ The one place that knows the concrete model classes; everything above it holds a
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -39,9 +40,14 @@ class Services:
         self._index = index
         self._model = model
         self._answerer: Answerer | None = None
+        self._building = threading.RLock()  # the first requests arrive together: one index, one model, one answerer
 
     @property
     def index(self) -> Index:
+        with self._building:
+            return self._open_index()
+
+    def _open_index(self) -> Index:
         if self._index is None:
             try:
                 self._index = Index(self.settings)
@@ -56,14 +62,17 @@ class Services:
 
     @property
     def model(self) -> ChatModel:
-        if self._model is None:
-            self._model = build_model(self.settings)
-        return self._model
+        with self._building:
+            if self._model is None:
+                self._model = build_model(self.settings)
+            return self._model
 
     @property
     def answerer(self) -> Answerer:
         if self._answerer is None:
-            self._answerer = Answerer(self.index, self.settings, self.model)
+            with self._building:
+                if self._answerer is None:
+                    self._answerer = Answerer(self.index, self.settings, self.model)
         return self._answerer
 
     def warm(self) -> None:

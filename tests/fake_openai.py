@@ -72,6 +72,9 @@ class FakeOpenAI:
             self._stream(h, text, broken=True)
         elif kind == "cut-stream":
             self._stream(h, text, broken=False, cut=True)
+        elif kind == "gated-reply":
+            self.gate.wait(30)
+            h._json(200, completion(text, body.get("model", "fake")))
         elif kind == "gated-stream":
             self.gate.wait(30)
             self._stream(h, text, broken=False)

@@ -1,15 +1,20 @@
 """/api/ask and /api/ask/stream through Flask's test client, with a fake model and with the real SDK."""
 
 import json
-
 import threading
+import time
 
 import pytest
+import requests
 
+from bench.common import start_server
+from qa_service.corpus import load_corpus
 from qa_service.errors import ModelError, ModelTimeout
+from qa_service.index import Index
 from qa_service.models import FakeModel, OpenAIChatModel
 from qa_service.prompting import REFUSAL
 from qa_service.web import create_app
+from tests.conftest import ROOT, SEEDS, make_settings
 from tests.fake_openai import FakeOpenAI
 
 # What the answer carried before the typed core, and what it adds: the refusal's reason, the typed issues, what was asked.
@@ -186,3 +191,38 @@ def test_streams_send_before_the_model_writes_and_a_cut_stream_is_an_error(seed_
     cut = events(client.post("/api/ask/stream", json={"question": "What is RouterArena?"}))
     assert cut[-1][0] == "error" and "closed the stream" in cut[-1][1]["error"]["message"]
     assert "final" not in [kind for kind, _ in cut]
+
+
+def test_a_hung_model_holds_a_bounded_share_of_the_server(tmp_path, fake_server):
+    """A real `qa-service serve` (4 threads) with a model server that hangs: two questions wait on it,
+    the third gets 503 model_busy with Retry-After at once, and /healthz and /api/search keep answering."""
+    settings = make_settings(tmp_path / "data")
+    Index(settings).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
+    for _ in range(2):
+        fake_server.enqueue("gated-reply", "RouterArena compares LLM routers [1].")
+    env = {"QA_OPENAI_BASE_URL": fake_server.base_url, "QA_MODEL": "fake-model", "QA_MODEL_CONCURRENCY": "2",
+           "QA_MODEL_QUEUE_WAIT": "0.5", "QA_MODEL_RETRIES": "0", "QA_CONFIG": str(ROOT / "config" / "default.toml")}
+    process, url, _ = start_server(settings.data_dir, env, threads=4)
+    hung: list[int] = []
+    ask = {"question": "What is RouterArena?"}
+    waiting = [threading.Thread(target=lambda: hung.append(requests.post(url + "/api/ask", json=ask, timeout=60).status_code))
+               for _ in range(2)]
+    try:
+        for thread in waiting:
+            thread.start()
+        for _ in range(400):
+            if len(fake_server.requests) >= 2:
+                break
+            time.sleep(0.05)
+        assert len(fake_server.requests) == 2
+        busy = requests.post(url + "/api/ask", json=ask, timeout=30)
+        assert busy.status_code == 503 and busy.json()["error"]["code"] == "model_busy" and busy.headers["Retry-After"]
+        assert requests.get(url + "/healthz", timeout=10).ok
+        assert requests.post(url + "/api/search", json={"question": "LLM routers"}, timeout=10).ok
+    finally:
+        fake_server.gate.set()
+        for thread in waiting:
+            thread.join(60)
+        process.terminate()
+        process.wait(timeout=30)
+    assert hung == [200, 200]
