@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Protocol, Sequence
 
-from .config import Settings
+from .config import Settings, redact_url
 from .errors import ModelError, ModelTimeout
 from .records import Completion, ModelRequest, Usage
 
@@ -28,7 +28,7 @@ class OpenAIChatModel:
 
         self.name = model or settings.model or settings.default_openai_model
         self._openai = openai
-        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.shown_url = redact_url(settings.openai_base_url or "https://api.openai.com/v1")  # every message uses this one
         self.client = openai.OpenAI(
             api_key=settings.openai_api_key or "not-needed",
             base_url=settings.openai_base_url or None,
@@ -43,9 +43,9 @@ class OpenAIChatModel:
         return (self._openai.OpenAIError, AttributeError, IndexError, KeyError, TypeError, ValueError)
 
     def _convert(self, exc: Exception) -> ModelError:
-        """SDK errors to ours, with a plain message and never the key."""
+        """SDK errors to ours, with a plain message and never the key or the URL's credentials."""
         o = self._openai
-        where = f"the model server at {self.base_url}"
+        where = f"the model server at {self.shown_url}"
         if isinstance(exc, o.APITimeoutError):
             return ModelTimeout(f"{where} did not answer in time")
         if isinstance(exc, o.AuthenticationError):
@@ -71,7 +71,7 @@ class OpenAIChatModel:
         except self._failures as exc:
             raise self._convert(exc) from exc
         if not isinstance(text, str):
-            raise ModelError(f"the model server at {self.base_url} sent no answer text")
+            raise ModelError(f"the model server at {self.shown_url} sent no answer text")
         usage = getattr(reply, "usage", None)
         return Completion(text, Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
 
