@@ -92,7 +92,7 @@ class Settings:
 _ALIASES = {"OPENAI_API_KEY": "openai_api_key", "OPENAI_BASE_URL": "openai_base_url"}
 
 
-# Scheme, then everything up to a space, a quote or a bracket: URLs as they appear in messages and logs.
+# A scheme, then everything up to a space, a quote or an angle bracket: URLs as messages and logs show them.
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*")
 
 
@@ -111,8 +111,14 @@ def redact_url(url: str) -> str:
         where = "***@" + where.rpartition("@")[2]
     query, hashmark, _ = tail.partition("#")
     if query.startswith("?"):
-        query = "?" + "&".join(f"{p.partition('=')[0]}=***" if "=" in p else "***" if p else "" for p in query[1:].split("&"))
+        query = "?" + "&".join(_hide_value(part) for part in query[1:].split("&"))
     return scheme + sep + where + query + ("#***" if hashmark else "")
+
+
+def _hide_value(part: str) -> str:
+    """'key=value' keeps its key; a bare 'value' (?SECRET) is hidden whole."""
+    key, equals, _ = part.partition("=")
+    return f"{key}=***" if equals else "***" if part else ""
 
 
 def redact_urls(text: str) -> str:
