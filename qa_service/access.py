@@ -25,6 +25,15 @@ PROTECTED = ("/api/", "/v1/")
 OPEN = ("/api/info",)  # the page needs to know whether a key is required before it has one
 
 
+def printable(text: str) -> str:
+    """Control, format and line-separator characters escaped (\\n, \\x1b, \\u2028), so that one record
+    stays one log line: a path with %0a, %0d, U+2028 or an ANSI escape cannot forge or hide a line.
+    Backslashes stay as they are, so that escaping twice (access log, then formatter) changes nothing."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 class Unauthorized(QAError):
     status = 401
     code = "unauthorized"
@@ -66,9 +75,10 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
     def finish(response: Response) -> Response:
         response.headers["X-Request-ID"] = g.get("request_id", "-")
         elapsed = (time.perf_counter() - g.get("started", time.perf_counter())) * 1000
+        method, path = printable(request.method), printable(request.path)  # both come from the client
         log.info(
-            "%s %s %s %.1fms", request.method, request.path, response.status_code, elapsed,
-            extra={"request_id": g.get("request_id", "-"), "path": request.path, "status": response.status_code, "ms": round(elapsed, 1)},
+            "%s %s %s %.1fms", method, path, response.status_code, elapsed,
+            extra={"request_id": g.get("request_id", "-"), "path": path, "status": response.status_code, "ms": round(elapsed, 1)},
         )
         return _cors(response, settings)
 

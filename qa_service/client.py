@@ -6,6 +6,7 @@ from typing import Any
 
 import requests
 
+from .config import redact_url
 from .errors import QAError
 from .records import Answer
 
@@ -15,6 +16,7 @@ class QAClient:
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000", api_key: str | None = None, timeout: float = 120.0):
         self.base_url = base_url.rstrip("/")
+        self.shown_url = redact_url(self.base_url)  # messages never carry the URL's credentials
         self.timeout = timeout
         self.session = requests.Session()
         if api_key:
@@ -24,7 +26,7 @@ class QAClient:
         try:
             response = self.session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout)
         except requests.RequestException as exc:
-            raise QAError(f"cannot reach qa-service at {self.base_url} ({type(exc).__name__})", status=503, code="unreachable") from exc
+            raise QAError(f"cannot reach qa-service at {self.shown_url} ({type(exc).__name__})", status=503, code="unreachable") from exc
         try:
             body: Any = response.json()
         except ValueError:
@@ -36,7 +38,7 @@ class QAClient:
                 status=response.status_code, code=error.get("code", "http_error"),
             )
         if not isinstance(body, dict):
-            raise QAError(f"qa-service at {self.base_url} sent a reply that is not JSON", status=502, code="bad_reply")
+            raise QAError(f"qa-service at {self.shown_url} sent a reply that is not JSON", status=502, code="bad_reply")
         return body
 
     def ask(self, question: str, k: int | None = None, history: list[dict] | None = None) -> Answer:
@@ -49,7 +51,7 @@ class QAClient:
         try:
             return Answer.from_dict(body)
         except (KeyError, TypeError, ValueError) as exc:
-            raise QAError(f"qa-service at {self.base_url} sent an answer we could not read ({exc!r})", status=502, code="bad_reply") from exc
+            raise QAError(f"qa-service at {self.shown_url} sent an answer we could not read ({exc!r})", status=502, code="bad_reply") from exc
 
     def search(self, question: str, k: int | None = None) -> dict:
         payload: dict = {"question": question}

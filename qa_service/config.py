@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,40 @@ class Settings:
 
 # Variables people already have set for OpenAI-compatible tools, besides QA_*.
 _ALIASES = {"OPENAI_API_KEY": "openai_api_key", "OPENAI_BASE_URL": "openai_base_url"}
+
+
+# A scheme, then everything up to a space, a quote or an angle bracket: URLs as messages and logs show them.
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]*")
+
+
+def redact_url(url: str) -> str:
+    """A URL fit to show callers and logs: no userinfo, no query values, no fragment.
+
+    OPENAI_BASE_URL, QA_CHROMA_URL and redis:// limiter storage may carry a password
+    (http://user:pass@host) or a key in the query (?api-key=...); the host and path stay, to debug by.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+    where, tail = rest[:cut], rest[cut:]
+    if "@" in where:  # the last '@' before the query, so that an unencoded '/' in a password is hidden too
+        where = "***@" + where.rpartition("@")[2]
+    query, hashmark, _ = tail.partition("#")
+    if query.startswith("?"):
+        query = "?" + "&".join(_hide_value(part) for part in query[1:].split("&"))
+    return scheme + sep + where + query + ("#***" if hashmark else "")
+
+
+def _hide_value(part: str) -> str:
+    """'key=value' keeps its key; a bare 'value' (?SECRET) is hidden whole."""
+    key, equals, _ = part.partition("=")
+    return f"{key}=***" if equals else "***" if part else ""
+
+
+def redact_urls(text: str) -> str:
+    """Every URL in a free text (a log line, a traceback) shown through redact_url."""
+    return _URL.sub(lambda m: redact_url(m.group(0)), text)
 
 
 def describe() -> list[tuple[str, Any, str]]:

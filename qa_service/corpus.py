@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -14,6 +15,9 @@ from .textclean import clean_text
 SEED_HEADER = "ICLR 2026 Papers"
 CORPUS_SUFFIXES = (".txt", ".jsonl")
 _OPTIONAL_FIELDS = ("authors", "year", "venue", "url", "keywords")
+# Ids go into the prompt's <source id="..."> fence, URLs and chunk ids ('#' separates a chunk's
+# position): OpenReview, arXiv (2401.12345v2, hep-th/9901001) and seed ids (stem:n) fit this set.
+_SAFE_ID = re.compile(r"[A-Za-z0-9._:/+-]+")
 
 
 def _decode(path: Path, data: bytes) -> str:
@@ -110,6 +114,11 @@ def _optional(name: str, value: object, where: str) -> object:
 
 
 def _make_paper(pid: str, raw: str, source: str, lineno: int, title: str = "") -> Paper:
+    if not _SAFE_ID.fullmatch(pid):
+        raise CorpusError(
+            f"{source}:{lineno}: paper id {pid[:60]!r} may only hold letters, digits and . _ : / + - "
+            "(a seed file's id is its file name without .txt, then :n)"
+        )
     text = clean_text(raw)
     if not text:
         raise CorpusError(f"{source}:{lineno}: the abstract is empty after cleaning")

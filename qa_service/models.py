@@ -8,7 +8,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
 
-from .config import Settings
+from .config import Settings, redact_url
 from .errors import ModelBusy, ModelError, ModelTimeout
 from .records import Completion, ModelRequest, Usage
 
@@ -33,7 +33,7 @@ class OpenAIChatModel:
 
         self.name = model or settings.model or settings.default_openai_model
         self._openai = openai
-        self.base_url = settings.openai_base_url or "https://api.openai.com/v1"
+        self.shown_url = redact_url(settings.openai_base_url or "https://api.openai.com/v1")  # every message uses this one
         self.settings = settings
         self._slots = threading.BoundedSemaphore(max(1, settings.model_concurrency))
         self.client = openai.OpenAI(  # retries are ours, under one deadline (see _within_deadline)
@@ -50,9 +50,9 @@ class OpenAIChatModel:
         return (self._openai.OpenAIError, AttributeError, IndexError, KeyError, TypeError, ValueError)
 
     def _convert(self, exc: Exception) -> ModelError:
-        """SDK errors to ours, with a plain message and never the key."""
+        """SDK errors to ours, with a plain message and never the key or the URL's credentials."""
         o = self._openai
-        where = f"the model server at {self.base_url}"
+        where = f"the model server at {self.shown_url}"
         if isinstance(exc, o.APITimeoutError):
             return ModelTimeout(f"{where} did not answer in time")
         if isinstance(exc, o.AuthenticationError):
@@ -94,7 +94,7 @@ class OpenAIChatModel:
         while True:
             left = end - time.monotonic()
             if left <= 0:
-                raise ModelTimeout(f"the model server at {self.base_url} did not answer within {s.model_deadline:g} s")
+                raise ModelTimeout(f"the model server at {self.shown_url} did not answer within {s.model_deadline:g} s")
             try:
                 return call(self.client.with_options(timeout=min(s.model_timeout, left)))
             except self._failures as exc:
@@ -121,7 +121,7 @@ class OpenAIChatModel:
         except self._failures as exc:
             raise self._convert(exc) from exc
         if not isinstance(text, str):
-            raise ModelError(f"the model server at {self.base_url} sent no answer text")
+            raise ModelError(f"the model server at {self.shown_url} sent no answer text")
         usage = getattr(reply, "usage", None)
         return Completion(text, Usage(getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0))
 
@@ -148,7 +148,7 @@ class OpenAIChatModel:
                     if choice.delta and choice.delta.content:
                         yield choice.delta.content
                 if time.monotonic() > end:
-                    raise ModelTimeout(f"the model server at {self.base_url} did not finish within {self.settings.model_deadline:g} s")
+                    raise ModelTimeout(f"the model server at {self.shown_url} did not finish within {self.settings.model_deadline:g} s")
         except self._failures as exc:
             raise self._convert(exc) from exc
         finally:
@@ -156,7 +156,7 @@ class OpenAIChatModel:
             if close is not None:
                 close()  # give the connection back, also when the client went away mid-answer
         if not finished:
-            raise ModelError(f"the model server at {self.base_url} closed the stream before the answer was complete")
+            raise ModelError(f"the model server at {self.shown_url} closed the stream before the answer was complete")
         yield usage
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,17 @@ def defuse(text: str) -> str:
     return _TAG.sub(lambda m: m.group(0).replace("<", "‹"), text)
 
 
+def _attribute(value: str) -> str:
+    """A fence attribute (id, label) escaped for its double quotes: it cannot end the attribute,
+    close the tag or open another, whatever the corpus file said. An apostrophe stays readable."""
+    return html.escape(value, quote=False).replace('"', "&quot;")
+
+
+def _fence(template: Template, source: Source, text: str) -> str:
+    """One source as the model sees it: escaped attributes around defused text."""
+    return template.substitute(n=source.n, paper_id=_attribute(source.paper_id), label=_attribute(source.label), text=defuse(text))
+
+
 @dataclass
 class Prompt:
     messages: list[dict]
@@ -77,7 +89,7 @@ def build_prompt(
     budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens
     sources = [Source(i + 1, h.paper_id, h.label, h.text) for i, h in enumerate(hits)]
     orders = [_sentence_order(h) for h in hits]
-    fence_cost = [count(templates["source"].substitute(n=s.n, paper_id=s.paper_id, label=defuse(s.label), text="")) for s in sources]
+    fence_cost = [count(_fence(templates["source"], s, "")) for s in sources]
     used = 0
     added: list[Source] = []
     # Round one: each paper's best evidence sentence, in rank order; then everything else.
@@ -106,9 +118,6 @@ def _render(templates: dict, system: str, question: str, sources: list[Source], 
     kept = [s for s in sources if s.passages]
     for n, source in enumerate(kept, start=1):
         source.n = n
-    rendered = "\n\n".join(
-        templates["source"].substitute(n=s.n, paper_id=s.paper_id, label=defuse(s.label), text=defuse(s.text)).strip()
-        for s in kept
-    )
+    rendered = "\n\n".join(_fence(templates["source"], s, s.text).strip() for s in kept)
     user = templates["user"].substitute(sources=rendered, question=defuse(question), refusal=REFUSAL)
     return [{"role": "system", "content": system}, *(t.to_dict() for t in history), {"role": "user", "content": user}], kept

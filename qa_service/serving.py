@@ -10,7 +10,8 @@ from typing import Any
 from flask import g, has_request_context
 from gunicorn.app.base import BaseApplication
 
-from .config import Settings
+from .access import printable
+from .config import Settings, redact_urls
 from .errors import ConfigError
 from .web import create_app
 
@@ -41,30 +42,50 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+# Libraries that log every HTTP call with its full URL at INFO: chromadb's HttpClient (httpx) and the
+# openai SDK (httpx2). The URL may carry OPENAI_BASE_URL's credentials; their core layers log at DEBUG.
+QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2")
+
+
+def safe_message(record: logging.LogRecord) -> str:
+    """The message on one line, with the credentials of any URL in it hidden."""
+    return printable(redact_urls(record.getMessage()))
+
+
+class PlainFormatter(logging.Formatter):
+    """Plain lines: one line per message; no URL credentials in the message or the traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        safe = logging.makeLogRecord(record.__dict__)  # other handlers still see the record as logged
+        safe.msg, safe.args = safe_message(record), None
+        return redact_urls(super().format(safe))
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry = {"time": self.formatTime(record), "level": record.levelname, "logger": record.name,
-                 "message": record.getMessage(), "request_id": getattr(record, "request_id", "-")}
+                 "message": safe_message(record), "request_id": getattr(record, "request_id", "-")}
         for key in ("path", "status", "ms"):
             if hasattr(record, key):
                 entry[key] = getattr(record, key)
         if record.exc_info:
-            entry["error"] = self.formatException(record.exc_info)
+            entry["error"] = redact_urls(self.formatException(record.exc_info))
         return json.dumps(entry, ensure_ascii=False)
 
 
 def configure_logging(settings: Settings) -> None:
-    """One handler on stderr, plain or JSON lines, with the request id on every line."""
+    """One handler on stderr, plain or JSON lines, with the request id on every line and no URL credentials."""
     handler = logging.StreamHandler(sys.stderr)
     handler.addFilter(RequestIdFilter())
     if settings.log_json:
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
+        handler.setFormatter(PlainFormatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # chromadb's HttpClient logs every call at INFO
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def check_workers(settings: Settings, workers: int) -> None:

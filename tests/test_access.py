@@ -99,3 +99,33 @@ def test_keys_never_reach_logs_health_or_page(seed_settings, seed_index, caplog)
     everything = " ".join(bodies) + " ".join(r.getMessage() + str(r.__dict__) for r in caplog.records)
     assert "sk-never-show-me" not in everything and "qa-key-never-show" not in everything
     assert any(getattr(r, "request_id", None) for r in caplog.records if r.name == "qa_service.access")
+
+
+def test_model_server_credentials_never_reach_callers(seed_settings, seed_index):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://user:hunter2@127.0.0.1:{port}/v1?api-key=hunter2"
+    client = app_with(seed_settings, seed_index, openai_base_url=url, openai_api_key="sk-x", model="m", model_retries=0).test_client()
+    question = {"question": "What is RouterArena?"}
+    ask = client.post("/api/ask", json=question)
+    assert ask.status_code == 502
+    assert ask.get_json()["error"]["message"] == f"cannot reach the model server at http://***@127.0.0.1:{port}/v1?api-key=***"
+    bodies = [ask.get_data(as_text=True), client.post("/api/ask/stream", json=question).get_data(as_text=True),
+              client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": question["question"]}]}).get_data(as_text=True)]
+    assert all("hunter2" not in body and "***@127.0.0.1" in body for body in bodies)
+
+
+FORGED = "2026-01-01 00:00:00,000 INFO qa_service.access [admin] GET /admin/delete-all 200 0.1ms"
+
+
+@pytest.mark.parametrize("breaker", ["%0a", "%0d", "%0d%0a", "%e2%80%a8", "%c2%85", "%1b[2K%0d"])
+def test_access_log_escapes_control_characters(seed_settings, seed_index, caplog, breaker):
+    client = app_with(seed_settings, seed_index).test_client()
+    with caplog.at_level(logging.INFO, logger="qa_service.access"):
+        response = client.get("/api/papers/nope" + breaker + FORGED.replace(" ", "%20"), headers={"X-Request-ID": "forge-test"})
+    assert response.status_code == 404
+    [record] = [r for r in caplog.records if r.name == "qa_service.access"]
+    line = record.getMessage()
+    assert len(line.splitlines()) == 1 and line.isprintable() and FORGED in line
+    assert str(record.path).isprintable()

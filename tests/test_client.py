@@ -70,3 +70,14 @@ def test_cli_ask_locally_offline(seed_settings, monkeypatch):
     assert result.exit_code == 0, result.output
     body = json.loads(result.output)
     assert "324" in body["answer"] and body["grounded"] and body["model"] == "extractive"
+
+
+@responses.activate
+def test_client_errors_hide_credentials_in_the_server_url():
+    secret_url = "http://user:hunter2@qa.test:8000"
+    responses.post(f"{URL}/api/search", body=requests.ConnectionError("refused"))
+    responses.post(f"{URL}/api/ask", body="<html>proxy error</html>", status=200)
+    for call in (lambda c: c.search("q"), lambda c: c.ask("q")):
+        with pytest.raises(QAError) as info:
+            call(QAClient(secret_url))
+        assert "hunter2" not in info.value.message and "http://***@qa.test:8000" in info.value.message

@@ -2,7 +2,7 @@ import tomllib
 
 import pytest
 
-from qa_service.config import Settings, describe, load_settings
+from qa_service.config import Settings, describe, load_settings, redact_url, redact_urls
 from qa_service.errors import ConfigError
 from tests.conftest import ROOT
 
@@ -54,3 +54,24 @@ def test_the_package_default_file_is_read_from_any_directory(tmp_path, monkeypat
     assert load_settings(env={}).retrieval_k == Settings().retrieval_k
     assert load_settings(env={"QA_CONFIG": str(overlay)}).retrieval_k == 9
     assert load_settings(env={"QA_CONFIG": str(overlay), "QA_RETRIEVAL_K": "4"}).retrieval_k == 4
+
+
+@pytest.mark.parametrize(
+    "url,shown",
+    [
+        ("http://user:hunter2@llm.local:8000/v1", "http://***@llm.local:8000/v1"),
+        ("https://llm.local/v1?api-key=SECRET&api-version=2024", "https://llm.local/v1?api-key=***&api-version=***"),
+        ("http://llm.local/v1?SECRET#token=SECRET", "http://llm.local/v1?***#***"),
+        ("redis://:hunter2@cache:6379/0", "redis://***@cache:6379/0"),
+        ("http://u:p/hunter2@llm.local/v1", "http://***@llm.local/v1"),  # an unencoded '/' in the password
+        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+        ("", ""),
+    ],
+)
+def test_redact_url_hides_userinfo_and_query_values(url, shown):
+    assert redact_url(url) == shown
+
+
+def test_redact_urls_finds_every_url_in_a_text():
+    text = 'POST http://user:hunter2@127.0.0.1:9/v1/?api-key=SECRET42chat "200", then redis://:pw@cache:6379.'
+    assert redact_urls(text) == 'POST http://***@127.0.0.1:9/v1/?api-key=*** "200", then redis://***@cache:6379.'

@@ -150,3 +150,26 @@ def test_seeds_folder_is_the_shared_corpus():
     assert sorted(p.name for p in SEEDS.glob("*.txt")) == [
         "000_e3b5a0511f204a83.txt", "003_94e388001bdf9878.txt", "004_b7de3c5bc70ac347.txt",
     ]
+
+
+@pytest.mark.parametrize("pid", ['evil"></source><source n="1" id="x', "a b", "x\ny", "a#1", "<b>", "é1", "x\u2028y"])
+def test_paper_ids_outside_the_safe_characters_are_refused(tmp_path, pid):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "ok:1", "abstract": "fine"}\n' + json.dumps({"id": pid, "abstract": "An abstract."}) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad\.jsonl:2: paper id .* may only hold letters, digits") as info:
+        load_corpus([path])
+    assert "\n" not in info.value.message
+
+
+def test_a_seed_file_name_is_checked_as_an_id(tmp_path):
+    path = write_seed_file(tmp_path / 'evil"><x.txt', ["An abstract."])
+    with pytest.raises(CorpusError, match=r"paper id .* may only hold letters, digits"):
+        load_corpus([path])
+    assert [p.id for p in load_corpus([write_seed_file(tmp_path / "ok-1.2_b.txt", ["An abstract."])])] == ["ok-1.2_b:1"]
+
+
+def test_usual_paper_ids_are_accepted(tmp_path):
+    ids = ["abc123XYZ_-", "2401.12345v2", "hep-th/9901001", "openreview:Zx9_a-B", "42"]
+    path = tmp_path / "ok.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "abstract": "An abstract."}) + "\n" for i in ids), encoding="utf-8")
+    assert [p.id for p in load_corpus([path])] == ids

@@ -1,6 +1,7 @@
 """The OpenAI-compatible client through the real openai SDK, with no network."""
 
 import json
+import socket
 
 import httpx2
 import pytest
@@ -178,3 +179,38 @@ def test_a_stream_cut_mid_answer_is_an_error_not_an_answer(tmp_path, fake_server
     assert pieces and not any(isinstance(p, Usage) for p in pieces)
     fake_server.enqueue("stream", "RouterArena compares routers [1].")
     assert isinstance(list(server_model(tmp_path, fake_server, model_retries=0).stream(request()))[-1], Usage)
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # nothing listens here once the socket closes
+
+
+@pytest.mark.parametrize(
+    "url,shown",
+    [
+        ("http://user:hunter2@127.0.0.1:{port}/v1", "http://***@127.0.0.1:{port}/v1"),
+        ("http://127.0.0.1:{port}/v1?api-key=hunter2", "http://127.0.0.1:{port}/v1?api-key=***"),
+    ],
+)
+def test_unreachable_server_error_hides_credentials_in_its_url(tmp_path, url, shown):
+    port = closed_port()
+    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", openai_base_url=url.format(port=port), model="m", model_retries=0)
+    with pytest.raises(ModelError) as info:
+        OpenAIChatModel(settings).complete(request())
+    assert info.value.message == f"cannot reach the model server at {shown.format(port=port)}"
+    assert "hunter2" not in str(info.value)
+
+
+def test_every_model_error_message_hides_credentials(tmp_path):
+    url = "http://user:hunter2@llm.local/v1?api-key=hunter2"
+    for status in (401, 403, 404, 429, 500):
+        model = mock_model(tmp_path, lambda req, status=status: httpx2.Response(status, json={}), openai_base_url=url)
+        with pytest.raises(ModelError) as info:
+            model.complete(request())
+        assert "hunter2" not in info.value.message and "http://***@llm.local/v1?api-key=***" in info.value.message
+    model = mock_model(tmp_path, lambda req: httpx2.Response(200, json=completion(None, "m")), openai_base_url=url)
+    with pytest.raises(ModelError, match="sent no answer text") as info:
+        model.complete(request())
+    assert "hunter2" not in info.value.message
