@@ -112,11 +112,6 @@ def test_a_lone_surrogate_is_a_clear_400_on_every_route(web, path, body):
     assert "lone surrogate" in response.get_json()["error"]["message"]
 
 
-def test_a_surrogate_in_a_papers_filter_is_no_error(web):
-    """The query string is decoded by werkzeug, which replaces bytes that are not UTF-8."""
-    assert web.get("/api/papers?q=%ED%A0%80").status_code == 200
-
-
 def test_a_lone_surrogate_in_history_never_reaches_a_configured_model(seed_settings, seed_index):
     """The OpenAI client cannot encode it: today that is a 502 after a wasted model call."""
     server = FakeOpenAI().start()
