@@ -28,7 +28,7 @@ from .records import (
 )
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
-from .textclean import sentence_spans
+from .textclean import encodable, sentence_spans
 from .tokens import token_counter
 
 
@@ -109,9 +109,9 @@ class Answerer:
             return question
         request = ModelRequest(rewrite_messages(question, history), question, [], max_tokens=100, task="rewrite",
                                history=list(history), corpus=self.corpus)
-        rewritten = " ".join(self.model.complete(request).text.split())
+        rewritten = " ".join(encodable(self.model.complete(request).text).split())
         if not rewritten or len(rewritten) > self.settings.max_question_chars:
-            return standalone_question(question, history)
+            return standalone_question(question, history, self.settings.max_question_chars)
         return rewritten
 
     def _request(self, prepared: Prepared) -> ModelRequest:
@@ -127,7 +127,7 @@ class Answerer:
         generate = time.perf_counter()
         completion = self.model.complete(self._request(prepared))
         prepared.timings.generate = (time.perf_counter() - generate) * 1000
-        return self._result(completion.text, prepared, completion.usage, started)
+        return self._result(encodable(completion.text), prepared, completion.usage, started)
 
     def stream(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Iterator[StreamEvent]:
         """Sources once retrieval is done, Delta events as the model writes, then one Final with the
@@ -146,6 +146,7 @@ class Answerer:
             if isinstance(piece, Usage):
                 usage = piece
             else:
+                piece = encodable(piece)
                 parts.append(piece)
                 yield Delta(piece)
         prepared.timings.generate = (time.perf_counter() - generate) * 1000

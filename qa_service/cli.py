@@ -16,6 +16,7 @@ from .corpus import load_corpus
 from .errors import QAError
 from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
 from .index import Index
+from .inputs import question_text
 from .retrieval import Retriever
 from .service import Services
 from .serving import run_gunicorn
@@ -86,6 +87,7 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
     settings = settings_from(ctx)
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
+    question = question_text(question, settings, "QUESTION")
     index = Index(settings)
     index.require_ready()
     hits = Retriever(index, settings).search(question, k, texts=False)
@@ -111,6 +113,7 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
     """Answer QUESTION from the abstracts, with numbered citations."""
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
+    question = question_text(question, settings_from(ctx), "QUESTION")
     answer = QAClient(server).ask(question, k) if server else Services(settings_from(ctx)).ask(question, k)
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))

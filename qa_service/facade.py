@@ -12,7 +12,7 @@ import time
 import uuid
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, Response, jsonify
 
 from .errors import BadRequest, QAError
 from .inputs import history_turns, question_text
@@ -25,13 +25,30 @@ MODEL_ID = "qa-service"
 blueprint = Blueprint("facade", __name__)
 
 
-def _text(content: Any) -> str:
+def _text(content: Any, where: str) -> str:
     """OpenAI content is a string or a list of parts; we read the text parts."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    raise BadRequest("message 'content' must be a string or a list of text parts")
+        texts = []
+        for j, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "text":
+                if not isinstance(part.get("text"), str):
+                    raise BadRequest(f"'{where}.content[{j}].text' must be a string")
+                texts.append(part["text"])
+        return "".join(texts)
+    raise BadRequest(f"'{where}.content' must be a string or a list of text parts")
+
+
+def openai_error(exc: QAError) -> dict:
+    """An error as OpenAI sends it (message, type, param, code), which OpenAI clients read."""
+    kind = "invalid_request_error" if exc.status < 500 else "server_error"
+    return {"error": {"message": exc.message, "type": kind, "param": None, "code": exc.code}}
+
+
+@blueprint.errorhandler(QAError)
+def facade_error(exc: QAError) -> tuple[Response, int]:
+    return jsonify(openai_error(exc)), exc.status
 
 
 def parse_messages(body: dict) -> tuple[str, list[Turn]]:
@@ -45,7 +62,7 @@ def parse_messages(body: dict) -> tuple[str, list[Turn]]:
         if not isinstance(message, dict) or message.get("role") not in ("system", "developer", "user", "assistant", "tool"):
             raise BadRequest(f"'messages[{i}]' needs a valid 'role'")
         if message["role"] in ("user", "assistant"):
-            turns.append({"role": message["role"], "content": _text(message.get("content", ""))})
+            turns.append({"role": message["role"], "content": _text(message.get("content", ""), f"messages[{i}]")})
     if not turns or turns[-1]["role"] != "user" or not turns[-1]["content"].strip():
         raise BadRequest("the last message must be a non-empty user message: it is the question")
     question = question_text(turns[-1]["content"], settings, "the question")
@@ -102,7 +119,7 @@ def chat_completions() -> Any:
         return ""  # retrieval is done: the role chunk (prefix) goes out now, before the model's first word
 
     def fail(exc: QAError) -> str:
-        return f"data: {json.dumps({'error': {'message': exc.message, 'code': exc.code, 'type': 'server_error'}})}\n\n"
+        return f"data: {json.dumps(openai_error(exc))}\n\n"
 
     return event_stream(
         answerer.stream(question, None, history), write=write, fail=fail, on_final=observe,

@@ -6,20 +6,40 @@ from typing import Any
 
 from .config import Settings
 from .errors import BadRequest, PayloadTooLarge
+from .questions import clean_question
 from .records import Turn
 
 
+def unicode_text(text: str, what: str) -> str:
+    """Text that can be written as UTF-8. JSON lets a client send half of a surrogate pair
+    ("\\ud800", an emoji cut in two), and argv bytes that are not UTF-8 arrive the same way;
+    no tokenizer, model client or JSON response can encode it, and replacing it would answer
+    a question nobody asked, so the client is told."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise BadRequest(
+            f"{what} is not valid Unicode: it holds a lone surrogate ({text[exc.start]!a} at character {exc.start}); "
+            f"send UTF-8, or \\u escapes in high-low pairs"
+        ) from None
+    return text
+
+
 def question_text(question: Any, settings: Settings, what: str = "'question'") -> str:
-    """A non-empty string within the length limit, stripped."""
+    """A non-empty string within the length limit, stripped.
+
+    The limit applies to the question as it is searched (spaces collapsed, markup dropped):
+    padding costs nothing, and what is searched is never longer than the limit."""
     if question is None:
         raise BadRequest(f"{what} is required")
     if not isinstance(question, str):
         raise BadRequest(f"{what} must be a string")
-    if not question.strip():
+    question = unicode_text(question, what).strip()
+    if not question:
         raise BadRequest(f"{what} must not be empty")
-    if len(question) > settings.max_question_chars:
-        raise PayloadTooLarge(f"{what} is longer than {settings.max_question_chars} characters")
-    return question.strip()
+    if len(clean_question(question)) > settings.max_question_chars:
+        raise PayloadTooLarge(f"{what} is longer than {settings.max_question_chars} characters (counted as searched: spaces collapsed, markup removed)")
+    return question
 
 
 def k_value(k: Any, settings: Settings) -> int:
@@ -43,5 +63,5 @@ def history_turns(history: Any, settings: Settings) -> list[Turn]:
             raise BadRequest(f"'history[{i}]' must be {{\"role\": \"user\"|\"assistant\", \"content\": string}}")
         if len(turn["content"]) > settings.max_history_chars:
             raise PayloadTooLarge(f"'history[{i}].content' is longer than {settings.max_history_chars} characters")
-        turns.append(Turn(turn["role"], turn["content"]))
+        turns.append(Turn(turn["role"], unicode_text(turn["content"], f"'history[{i}].content'")))
     return turns

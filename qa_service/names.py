@@ -83,8 +83,18 @@ class NameResolver:
         self.known_word = known_word
         self.settings = settings
 
+    def closest(self, key: str, budget: int) -> str | None:
+        """The name key within `budget` edits of `key`: one scan of every name in the corpus."""
+        found = process.extractOne(key, self.keys, scorer=OSA.distance, score_cutoff=budget)
+        if found is None or _digits(found[0]) != _digits(key):  # FlashAttention-3 is not FlashAttention
+            return None
+        return found[0]
+
     def resolve(self, question: str) -> tuple[list[NameMatch], list[str]]:
-        """(names matched, name-shaped words that match nothing in the corpus)."""
+        """(names matched, name-shaped words that match nothing in the corpus).
+
+        Only the first `max_typo_lookups` words that could be typos are looked up, each a scan of
+        every name: a question's work stays bounded however many name-shaped words it holds."""
         words = [_POSSESSIVE.sub("", w).strip("'’-") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
         candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
@@ -96,15 +106,17 @@ class NameResolver:
             if entry is not None and _names_it(typed, entry):
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
+        lookups = 0
         for typed, key in candidates:
             if typed in covered or " " in typed or key in self.book or known[typed]:
                 continue
             budget = typo_budget(len(key), self.settings)
-            if budget and self.keys:
-                found = process.extractOne(key, self.keys, scorer=OSA.distance, score_cutoff=budget)
-                if found is not None and _digits(found[0]) == _digits(key):  # FlashAttention-3 is not FlashAttention
-                    entry = self.book[found[0]]
-                    matches.setdefault(found[0], NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
+            if budget and self.keys and lookups < self.settings.max_typo_lookups:
+                lookups += 1
+                found = self.closest(key, budget)
+                if found is not None:
+                    entry = self.book[found]
+                    matches.setdefault(found, NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
                     covered.add(typed)
         unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w]]
         return list(matches.values()), list(dict.fromkeys(unknown))

@@ -29,6 +29,20 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "Sec.", "No.", "resp.")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """Text with lone surrogates replaced by U+FFFD. A model's JSON reply may carry half of a
+    surrogate pair; nothing downstream (tokenizer, JSON response) can encode it, and unlike a
+    request's text, the reply cannot be sent back to be fixed."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+
+
 def _symbol(match: re.Match) -> str:
     return _LATEX_SYMBOLS.get(match.group(1), match.group(0))
 

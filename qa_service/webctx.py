@@ -21,7 +21,10 @@ def json_body() -> dict:
     """The request's JSON object, or a 415/400 that says what was wrong."""
     if not request.is_json:
         raise QAError("send a JSON body with Content-Type: application/json", status=415, code="unsupported_media_type")
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:  # the parser recurses once per level; no body of ours is more than five deep
+        raise BadRequest("the JSON body is nested too deeply; a request needs no more than five levels") from None
     if data is None:
         raise BadRequest("the body is not valid JSON")
     if not isinstance(data, dict):

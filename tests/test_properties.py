@@ -1,8 +1,10 @@
-"""Arbitrary Unicode, NUL, bidi controls and huge paragraphs never crash the text pipeline."""
+"""Arbitrary Unicode, NUL, bidi controls and huge paragraphs never crash the text pipeline, and no route's body gives a 5xx."""
 
 import json
+from urllib.parse import quote_from_bytes
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from qa_service.chunking import chunk_text
@@ -10,6 +12,7 @@ from qa_service.corpus import load_corpus
 from qa_service.errors import CorpusError
 from qa_service.textclean import clean_text, sentence_spans
 from qa_service.tokens import count_tokens
+from qa_service.web import create_app
 
 NASTY = st.sampled_from(["\x00", "\u202e", "\u2066", "\u200b", "\ufeff", "$", "\\textbf{", "}", "**", "_", "~", "\\%", ". ", "\n", "\r\n", "e.g. ", "×", "😀", "\ud7ff"])
 TEXT = st.lists(st.one_of(st.text(max_size=40), NASTY), max_size=60).map("".join)
@@ -82,3 +85,100 @@ def test_jsonl_reader_accepts_or_rejects_cleanly(tmp_path_factory, record):
         assert "p.jsonl:1" in exc.message
         return
     assert paper.id == str(record["id"]).strip() and paper.text
+
+
+# Every route's JSON body: arbitrary Unicode (lone surrogates too), deep nesting, and numbers,
+# lists or null where strings belong. Whatever arrives, the answer is never a 5xx.
+
+ROUTE_PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CHARACTERS = st.one_of(st.characters(), st.characters(categories=["Cs"]))  # Cs: lone surrogates, as JSON's \ud800 sends them
+LONE = st.tuples(st.text(max_size=10), st.characters(categories=["Cs"])).map("".join)
+STRING = st.one_of(st.text(CHARACTERS, max_size=30), NASTY, LONE)
+QUESTIONS = st.sampled_from(["What is RouterArena?", "How many tasks are in NewtonBench?", "and how fast is it?", "Which papers study LLM routers?"])
+QUESTION = st.one_of(QUESTIONS, st.tuples(QUESTIONS, STRING).map("".join), STRING)
+
+
+class Raw(str):
+    """JSON text put into a body as it is: nesting deeper than json.dumps would write."""
+
+
+DEEP = st.integers(min_value=1, max_value=3000).map(lambda n: Raw("[" * n + "]" * n))
+SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(), STRING, DEEP)
+JSON = st.recursive(SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(STRING, inner, max_size=3), max_leaves=6)
+
+
+def encode(value) -> str:
+    """json.dumps, except that Raw is written as it is; lone surrogates come out as \\ud800 escapes."""
+    if isinstance(value, Raw):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ",".join(encode(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(k)}:{encode(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+TURN = st.fixed_dictionaries({"role": st.one_of(st.sampled_from(["user", "assistant"]), JSON), "content": st.one_of(QUESTION, JSON)})
+GOOD_TURN = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant"]), "content": st.one_of(QUESTIONS, st.text(max_size=40))})
+ASK_BODY = st.one_of(
+    st.fixed_dictionaries({"question": QUESTIONS}, optional={"k": st.integers(1, 8), "history": st.lists(GOOD_TURN, max_size=2)}),
+    st.fixed_dictionaries({}, optional={"question": st.one_of(QUESTION, JSON), "k": st.one_of(st.integers(-2, 60), JSON),
+                                        "history": st.one_of(st.lists(TURN, max_size=3), JSON)}),
+    JSON,
+)
+PART = st.fixed_dictionaries({"type": st.one_of(st.just("text"), JSON)}, optional={"text": st.one_of(QUESTION, JSON)})
+MESSAGE = st.fixed_dictionaries({"role": st.one_of(st.sampled_from(["system", "user", "assistant", "tool"]), JSON)},
+                                optional={"content": st.one_of(QUESTION, st.lists(PART, max_size=3), JSON)})
+GOOD_CONTENT = st.one_of(QUESTIONS, QUESTIONS.map(lambda q: [{"type": "text", "text": q}]))
+V1_BODY = st.one_of(
+    st.fixed_dictionaries({"messages": st.tuples(st.lists(GOOD_TURN, max_size=2), GOOD_CONTENT).map(lambda t: [*t[0], {"role": "user", "content": t[1]}])},
+                          optional={"stream": st.booleans()}),
+    st.fixed_dictionaries({"messages": st.one_of(st.lists(MESSAGE, min_size=1, max_size=3), JSON)},
+                          optional={"model": JSON, "stream": st.one_of(st.booleans(), JSON)}),
+    JSON,
+)
+
+
+@pytest.fixture(scope="module")
+def web(seed_settings, seed_index):
+    return create_app(seed_settings.replace(rate_limit=""), index=seed_index).test_client()
+
+
+def check_no_server_error(response) -> None:
+    """A 4xx with a JSON error that says what was wrong, or an answer; a stream ends with an event, never an internal error."""
+    text = response.get_data().decode("utf-8")
+    event(f"HTTP {response.status_code}")  # --hypothesis-show-statistics: how many examples reached an answer
+    assert response.status_code < 500, text[:300]
+    if response.status_code >= 400:
+        assert isinstance(response.get_json()["error"]["message"], str)
+    assert "internal_error" not in text and "internal error" not in text
+
+
+DEEP_K = Raw("[" * 3000 + "]" * 3000)
+
+
+@pytest.mark.parametrize("path", ["/api/ask", "/api/ask/stream", "/api/search"])
+@ROUTE_PROPERTY
+@given(body=ASK_BODY)
+@example(body={"question": "What is \ud800 RouterArena?"})
+@example(body={"question": "What is RouterArena?", "k": DEEP_K})
+def test_api_bodies_never_give_a_server_error(web, path, body):
+    check_no_server_error(web.post(path, data=encode(body).encode("ascii"), content_type="application/json"))
+
+
+@ROUTE_PROPERTY
+@given(body=V1_BODY)
+@example(body={"messages": [{"role": "user", "content": "What is \ud800 RouterArena?"}], "stream": True})
+@example(body={"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]})
+@example(body={"messages": DEEP_K})
+def test_v1_bodies_never_give_a_server_error(web, body):
+    response = web.post("/v1/chat/completions", data=encode(body).encode("ascii"), content_type="application/json")
+    check_no_server_error(response)
+    if response.status_code == 200 and response.mimetype == "text/event-stream":
+        assert response.get_data(as_text=True).rstrip().endswith("data: [DONE]")
+
+
+@ROUTE_PROPERTY
+@given(query=st.binary(max_size=40))
+def test_papers_filter_never_gives_a_server_error(web, query):
+    check_no_server_error(web.get("/api/papers?q=" + quote_from_bytes(query)))

@@ -2,7 +2,7 @@
 // (textContent, createTextNode), never as HTML; citation markers are built as elements.
 "use strict";
 
-const MARKER = /\[(\d+(?:\s*[-–,]\s*\d+)*)\]/g;
+const MARKER = /\[(\d{1,4}(?:\s*[-–,]\s*\d{1,4})*)\]/g;  // as citations.py: a source number has at most 4 digits
 const state = { history: [], papers: null, busy: false, key: sessionStorage.getItem("qa-api-key") || "", waitingForKey: null };
 
 function headers(extra = {}) {
