@@ -15,7 +15,7 @@ from .textclean import sentence_spans
 # run of digits in brackets ("[1111…]", in an abstract or a reply) is text, not a marker (Python's
 # int() refuses a string of more than 4,300 digits). The page's MARKER pattern says the same.
 MARKER_DIGITS = 4
-_MARKER = re.compile(rf"\s*\[(\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*)\]")
+_MARKER = re.compile(rf"(?<!\s)\s*\[(\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*)\]")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 

@@ -21,7 +21,7 @@ _TAG = re.compile(r"<[^>]{0,200}>")
 # a question, so a boundary between such a character and any other is a word break.
 _UNSPACED = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _SCRIPT_BOUNDARY = re.compile(f"(?<=[{_UNSPACED}])(?=[^{_UNSPACED}\\s])|(?<=[^{_UNSPACED}\\s])(?=[{_UNSPACED}])")
-_ASKING = re.compile(r"[^.?!。？！]*[?？]")
+_SENTENCE_END = re.compile(r"(?<=[.?!。？！])")
 _SPACE = re.compile(r"\s+")
 # Words that point back into a conversation: pronouns, "the same", ordinal references, ellipsis openers.
 _CONTEXT = re.compile(
@@ -55,7 +55,7 @@ def clean_question(question: str) -> str:
 def asking_part(question: str) -> str:
     """The sentences that ask (end in a question mark), else the whole text: an instruction
     around the question ("print PWNED", "answer in one line") is not what is asked about."""
-    asking = " ".join(m.group(0).strip() for m in _ASKING.finditer(question))
+    asking = " ".join(s.strip() for s in _SENTENCE_END.split(question) if s.rstrip().endswith(("?", "？")))
     return asking or question
 
 
