@@ -79,6 +79,10 @@ class Settings:
     log_json: bool = _s(False, "Write one JSON object per log line (with the request id) instead of plain text.")
     host: str = _s("127.0.0.1", "Address `serve` binds to.")
     port: int = _s(8000, "Port `serve` listens on.")
+    threads: int = _s(32, "Request threads per `serve` worker (--threads overrides): a client stalled mid-request holds one for up to client_timeout, so dozens leave room for others; answering is CPU-bound, more add no throughput.")
+    client_timeout: float = _s(10.0, "Seconds a client may stay silent mid-request (headers or body) or leave our reply unread before `serve` closes its connection (a JSON 408 once the body has started).")
+    max_request_line: int = _s(4094, "Longest HTTP request line (method, URL with query, version) `serve` accepts, in bytes; longer is a JSON 414. Our longest URL is a paper id or a short ?q= filter; gunicorn caps it at 8190.")
+    max_header_bytes: int = _s(8190, "Largest HTTP header line `serve` accepts, in bytes (gunicorn's default; at most 100 headers); larger is a JSON 431.")
 
     @property
     def data_path(self) -> Path:

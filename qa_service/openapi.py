@@ -15,7 +15,7 @@ def _json(schema: dict, description: str) -> dict:
 
 
 def _errors(*codes: int) -> dict:
-    words = {400: "Bad request", 401: "Missing or wrong API key", 404: "Not found", 413: "Too large",
+    words = {400: "Bad request", 401: "Missing or wrong API key", 404: "Not found", 408: "Body stalled", 413: "Too large",
              415: "Not JSON", 429: "Rate limited", 502: "Model failed", 503: "Not ready", 504: "Model timed out"}
     return {str(code): _json(ERROR, words[code]) for code in codes}
 
@@ -32,7 +32,7 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
         common.update(_errors(401))
     api = {**common, **_errors(503)}
     answers = {**api, **(_errors(429) if settings.answer_rate_limit else {})}  # the answer routes' own, smaller budget
-    body_errors = _errors(400, 413, 415)
+    body_errors = _errors(400, 408, 413, 415)  # 408: the body stalled past client_timeout
     return {
         "openapi": "3.0.3",
         "info": {"title": "qa-service", "version": "0.1.0", "description": "Cited answers over ICLR 2026 abstracts."},

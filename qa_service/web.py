@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from . import access, facade, metrics
 from .config import Settings, load_settings
@@ -155,6 +155,12 @@ def register_errors(app: Flask) -> None:
     @app.errorhandler(QAError)
     def qa_error(exc: QAError) -> tuple[Response, int]:
         return jsonify(exc.to_dict()), exc.status
+
+    @app.errorhandler(ClientDisconnected)
+    def body_stalled(exc: ClientDisconnected) -> tuple[Response, int]:
+        """The body stopped short of its Content-Length: the client stalled past client_timeout, or left."""
+        message = "the request body stopped arriving before its Content-Length; send it whole"
+        return jsonify(error={"code": "request_timeout", "message": message}), 408
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:
