@@ -23,7 +23,7 @@ def free_port() -> int:
 def start_server(data_dir: str, extra_env: dict | None = None, threads: int = 8) -> tuple[subprocess.Popen, str, float]:
     """`qa-service serve` (gunicorn) on 127.0.0.1; returns the process, its URL and seconds until /healthz answered."""
     port = free_port()
-    env = {**os.environ, "QA_DATA_DIR": data_dir, "QA_RATE_LIMIT": "", **(extra_env or {})}
+    env = {**os.environ, "QA_DATA_DIR": data_dir, "QA_RATE_LIMIT": "", "QA_ANSWER_RATE_LIMIT": "", **(extra_env or {})}
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port), "--threads", str(threads)],

@@ -123,7 +123,7 @@ def bench_size(n: int, work: Path, query_count: int, previous: dict | None = Non
     if previous:
         return {**previous, **query_figures(data, questions, query_count)}
     shutil.rmtree(data, ignore_errors=True)
-    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_RATE_LIMIT": ""}
+    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_RATE_LIMIT": "", "QA_ANSWER_RATE_LIMIT": ""}
     result: dict = {"papers": n}
     seconds, out, peak = cli("ingest", str(corpus), env=env)
     chunks = int(re.search(r"(\d+) chunks embedded", out).group(1))

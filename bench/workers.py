@@ -47,7 +47,7 @@ def main() -> None:
     chroma = subprocess.Popen([str(Path(sys.executable).parent / "chroma"), "run", "--path", str(work / "chroma"), "--host", "127.0.0.1",
                                "--port", str(chroma_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     chroma_url = f"http://127.0.0.1:{chroma_port}"
-    env = {**os.environ, "QA_DATA_DIR": str(work / "data"), "QA_CHROMA_URL": chroma_url, "QA_RATE_LIMIT": ""}
+    env = {**os.environ, "QA_DATA_DIR": str(work / "data"), "QA_CHROMA_URL": chroma_url, "QA_RATE_LIMIT": "", "QA_ANSWER_RATE_LIMIT": ""}
     results = {}
     try:
         wait_until_up(chroma_url, "/api/v2/heartbeat", chroma)

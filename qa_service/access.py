@@ -13,7 +13,7 @@ import time
 import uuid
 
 from flask import Flask, Response, g, request
-from flask_limiter import Limiter
+from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 
 from .config import Settings
@@ -23,6 +23,7 @@ log = logging.getLogger("qa_service.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 PROTECTED = ("/api/", "/v1/")
 OPEN = ("/api/info",)  # the page needs to know whether a key is required before it has one
+ANSWER_ROUTES = frozenset({"/api/ask", "/api/ask/stream", "/v1/chat/completions"})  # each answer is a model call
 
 
 def printable(text: str) -> str:
@@ -82,15 +83,42 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
         )
         return _cors(response, settings)
 
-    if not settings.rate_limit:
+    limits = _budgets(settings)
+    if not limits:
         return None
-    limiter = Limiter(
-        get_remote_address,
-        app=app,
-        default_limits=[settings.rate_limit],
-        storage_uri=settings.rate_limit_storage,
-        headers_enabled=True,
-        default_limits_exempt_when=lambda: not request.path.startswith(PROTECTED),
-    )
-    return limiter
 
+    @app.after_request  # registered before the limiter's own, so it runs after it
+    def retry_after_only_on_429(response: Response) -> Response:
+        """flask-limiter sends Retry-After with every response; it means 'you were refused', so only a 429 keeps it."""
+        if response.status_code != 429:
+            response.headers.pop("Retry-After", None)
+        return response
+
+    return Limiter(get_remote_address, app=app, application_limits=limits, storage_uri=settings.rate_limit_storage, headers_enabled=True)
+
+
+def _is_limited() -> bool:
+    return request.path.startswith(PROTECTED)
+
+
+def _is_answer() -> bool:
+    return request.url_rule is not None and request.url_rule.rule in ANSWER_ROUTES
+
+
+def _budgets(settings: Settings) -> list[ApplicationLimit]:
+    """Two budgets per client (its address), each shared by its routes rather than counted per route.
+
+    The answer budget comes first: its headers are the ones an answer route reports, and a
+    refused answer then does not spend the general budget too.
+    """
+    budgets = []
+    if settings.answer_rate_limit:
+        budgets.append(ApplicationLimit(
+            settings.answer_rate_limit, scope="answers", exempt_when=lambda: not _is_answer(),
+            error_message=f"this client has used its answer budget ({settings.answer_rate_limit}, shared by /api/ask, "
+                          "/api/ask/stream and /v1/chat/completions); see Retry-After"))
+    if settings.rate_limit:
+        budgets.append(ApplicationLimit(
+            settings.rate_limit, scope="client", exempt_when=lambda: not _is_limited(),
+            error_message=f"this client has used its request budget ({settings.rate_limit}, shared by all /api and /v1 routes); see Retry-After"))
+    return budgets

@@ -148,11 +148,11 @@ def papers(ctx: click.Context, as_json: bool) -> None:
 @main.command()
 @click.option("--host", default=None, help="Address to bind (default from settings: 127.0.0.1).")
 @click.option("--port", default=None, type=int, help="Port (default from settings: 8000).")
-@click.option("--threads", default=4, show_default=True, help="Request threads per worker.")
+@click.option("--threads", default=None, type=int, help="Request threads per worker (default: the `threads` setting).")
 @click.option("--workers", default=1, show_default=True, help="Worker processes (more than 1 needs QA_CHROMA_URL).")
 @click.pass_context
 @friendly_errors
-def serve(ctx: click.Context, host: str | None, port: int | None, threads: int, workers: int) -> None:
+def serve(ctx: click.Context, host: str | None, port: int | None, threads: int | None, workers: int) -> None:
     """Serve the API and the chat page with gunicorn."""
     settings = settings_from(ctx)
     run_gunicorn(settings, host or settings.host, port or settings.port, threads, workers)

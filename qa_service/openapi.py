@@ -15,7 +15,7 @@ def _json(schema: dict, description: str) -> dict:
 
 
 def _errors(*codes: int) -> dict:
-    words = {400: "Bad request", 401: "Missing or wrong API key", 404: "Not found", 413: "Too large",
+    words = {400: "Bad request", 401: "Missing or wrong API key", 404: "Not found", 408: "Body stalled", 413: "Too large",
              415: "Not JSON", 429: "Rate limited", 502: "Model failed", 503: "Not ready", 504: "Model timed out"}
     return {str(code): _json(ERROR, words[code]) for code in codes}
 
@@ -31,7 +31,8 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
     if settings.api_key:
         common.update(_errors(401))
     api = {**common, **_errors(503)}
-    body_errors = _errors(400, 413, 415)
+    answers = {**api, **(_errors(429) if settings.answer_rate_limit else {})}  # the answer routes' own, smaller budget
+    body_errors = _errors(400, 408, 413, 415)  # 408: the body stalled past client_timeout
     return {
         "openapi": "3.0.3",
         "info": {"title": "qa-service", "version": "0.1.0", "description": "Cited answers over ICLR 2026 abstracts."},
@@ -53,7 +54,7 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
                 "responses": {"200": _json({"$ref": "#/components/schemas/SearchResults"}, "Ranked papers"), **api, **body_errors}}},
             "/api/ask": {"post": {
                 "requestBody": {"required": True, "content": {"application/json": {"schema": ask_body}}},
-                "responses": {"200": _json({"$ref": "#/components/schemas/Answer"}, "A cited answer"), **api, **body_errors, **_errors(502, 504)}}},
+                "responses": {"200": _json({"$ref": "#/components/schemas/Answer"}, "A cited answer"), **answers, **body_errors, **_errors(502, 504)}}},
             "/api/ask/stream": {"post": {
                 "requestBody": {"required": True, "content": {"application/json": {"schema": ask_body}}},
                 "responses": {"200": {"description": "Server-sent events: sources {question, sources} once retrieval is done, delta {text}..., then final (an Answer) or error",
@@ -61,7 +62,7 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
                                           "type": "object", "required": ["event", "data"], "properties": {
                                               "event": {"type": "string", "enum": ["sources", "delta", "final", "error"]},
                                               "data": {"type": "string"}}}}}},
-                              **api, **body_errors, **_errors(502, 504)}}},
+                              **answers, **body_errors, **_errors(502, 504)}}},
             "/metrics": {"get": {"responses": {"200": {"description": "Prometheus metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
             "/v1/models": {"get": {"responses": {"200": _json({"type": "object", "required": ["object", "data"]}, "The one model"), **common}}},
             "/v1/chat/completions": {"post": {
@@ -76,7 +77,7 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
                     "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
                                         "text/event-stream": {"schema": {"type": "object", "required": ["data"], "properties": {"data": {"type": "string"}}}}}},
-                    **api, **body_errors, **_errors(502, 504)}}},
+                    **answers, **body_errors, **_errors(502, 504)}}},
         },
         "components": {"schemas": _schemas()},
     }

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from . import access, facade, metrics
 from .config import Settings, load_settings
@@ -158,6 +158,12 @@ def register_errors(app: Flask) -> None:
         if exc.retry_after is not None:
             response.headers["Retry-After"] = str(exc.retry_after)
         return response, exc.status
+
+    @app.errorhandler(ClientDisconnected)
+    def body_stalled(exc: ClientDisconnected) -> tuple[Response, int]:
+        """The body stopped short of its Content-Length: the client stalled past client_timeout, or left."""
+        message = "the request body stopped arriving before its Content-Length; send it whole"
+        return jsonify(error={"code": "request_timeout", "message": message}), 408
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:

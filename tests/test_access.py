@@ -4,7 +4,9 @@ import logging
 import socket
 
 import pytest
+from limits import parse
 
+from qa_service.config import Settings
 from qa_service.models import FakeModel
 from qa_service.web import SECURITY_HEADERS, create_app
 
@@ -27,12 +29,55 @@ def test_api_key_guards_the_api_but_not_the_page(seed_settings, seed_index):
 
 def test_rate_limit_answers_429_json_with_retry_after(seed_settings, seed_index):
     client = app_with(seed_settings, seed_index, rate_limit="3 per minute").test_client()
-    statuses = [client.post("/api/search", json={"question": "RouterArena"}).status_code for _ in range(4)]
-    assert statuses == [200, 200, 200, 429]
+    responses = [client.post("/api/search", json={"question": "RouterArena"}) for _ in range(4)]
+    assert [r.status_code for r in responses] == [200, 200, 200, 429]
+    assert not any("Retry-After" in r.headers for r in responses[:3])  # nothing to retry after a 200
     limited = client.post("/api/search", json={"question": "RouterArena"})
     assert limited.get_json()["error"]["code"] == "too_many_requests"
     assert int(limited.headers["Retry-After"]) > 0
     assert client.get("/healthz").status_code == 200  # probes are not limited
+
+
+PAPER = "/api/papers/000_e3b5a0511f204a83:11"
+ANSWER_ROUTES = [
+    ("/api/ask", {"question": "What is RouterArena?"}),
+    ("/api/ask/stream", {"question": "What is RouterArena?"}),
+    ("/v1/chat/completions", {"model": "qa-service", "messages": [{"role": "user", "content": "What is RouterArena?"}]}),
+]
+
+
+def test_one_budget_per_client_across_all_routes(seed_settings, seed_index):
+    """A client that spent its budget on one route finds it spent on every other: not rate_limit per route."""
+    client = app_with(seed_settings, seed_index, rate_limit="4 per minute").test_client()
+    assert [client.get(PAPER).status_code for _ in range(4)] == [200] * 4
+    assert client.get(PAPER).status_code == 429
+    elsewhere = [client.get("/api/papers"), client.get("/api/info"), client.get("/v1/models"),
+                 client.post("/api/search", json={"question": "RouterArena"})]
+    elsewhere += [client.post(path, json=body) for path, body in ANSWER_ROUTES]
+    assert [r.status_code for r in elsewhere] == [429] * len(elsewhere)
+    assert all(r.get_json()["error"]["code"] == "too_many_requests" and int(r.headers["Retry-After"]) > 0 for r in elsewhere)
+    assert client.get(PAPER, environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200  # another client, its own budget
+    assert client.get("/healthz").status_code == 200 and client.get("/").status_code == 200
+
+
+def test_answer_routes_share_a_separate_smaller_budget(seed_settings, seed_index):
+    """Answers cost model calls: the three answer routes share a smaller budget of their own."""
+    defaults = Settings()
+    assert per_second(defaults.answer_rate_limit) < per_second(defaults.rate_limit)
+    client = app_with(seed_settings, seed_index, rate_limit="20 per minute", answer_rate_limit="2 per minute").test_client()
+    assert [client.post(path, json=body).status_code for path, body in ANSWER_ROUTES[:2]] == [200, 200]
+    for path, body in ANSWER_ROUTES:
+        limited = client.post(path, json=body)
+        assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+        assert "answer" in limited.get_json()["error"]["message"]
+    searched = client.post("/api/search", json={"question": "RouterArena"})  # the general budget still has room
+    assert searched.status_code == 200 and "Retry-After" not in searched.headers
+    assert client.post("/api/ask", json={"question": "What is RouterArena?"}, environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200
+
+
+def per_second(limit: str) -> float:
+    item = parse(limit)
+    return item.amount / item.get_expiry()
 
 
 def test_no_cors_unless_allowed(seed_settings, seed_index):

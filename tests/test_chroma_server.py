@@ -57,7 +57,7 @@ def test_workers_share_the_server_and_see_a_re_ingest_without_restart(chroma_url
 
 
 def test_ingest_while_serving_keeps_answering(chroma_url, tmp_path):
-    settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="live")
+    settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="live", rate_limit="", answer_rate_limit="")  # asks as fast as it can
     Index(settings).ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
     client = create_app(settings).test_client()
     done = threading.Event()

@@ -22,7 +22,7 @@ def app(tmp_path_factory):
     from qa_service.corpus import load_corpus
     from qa_service.index import Index
 
-    settings = make_settings(tmp_path_factory.mktemp("openapi-data"), rate_limit="")
+    settings = make_settings(tmp_path_factory.mktemp("openapi-data"), rate_limit="", answer_rate_limit="")
     index = Index(settings)
     index.ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
     return create_app(settings, index=index)

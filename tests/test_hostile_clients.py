@@ -1,0 +1,125 @@
+"""The production server (gunicorn, as `qa-service serve` starts it) against hostile clients, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+
+from bench.common import free_port, wait_until_up
+from qa_service.corpus import load_corpus
+from qa_service.errors import ConfigError
+from qa_service.index import Index
+from qa_service.serving import check_limits
+from tests.conftest import ROOT, SEEDS, make_settings
+
+CLIENT_TIMEOUT = 2  # seconds; short so that the test sees stalled clients dropped
+
+
+class Server(str):
+    """The server's URL, and the file its log goes to."""
+
+    log: Path
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`qa-service serve` with the shipped settings, but a short client timeout."""
+    data = tmp_path_factory.mktemp("serving-data")
+    Index(make_settings(data)).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
+    port = free_port()
+    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}
+    url = Server(f"http://127.0.0.1:{port}")
+    url.log = data / "server.log"
+    with url.log.open("wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port)],
+                                   env=env, cwd=ROOT, stdout=log, stderr=log)
+    wait_until_up(url, "/healthz", process)
+    yield url
+    process.terminate()
+    process.wait(timeout=30)
+
+
+def raw(url: str, data: bytes) -> tuple[int, dict, bytes]:
+    """Send bytes as they are, read the reply to the end: (status, headers, body)."""
+    host, port = url.rsplit("/", 1)[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(data)
+        return raw_reply(read_to_end(sock))
+
+
+def read_to_end(sock: socket.socket) -> bytes:
+    """Everything until the server closes; raises socket.timeout if it never does."""
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def assert_json_error(status: int, headers: dict, body: bytes, expected: int, code: str) -> None:
+    assert status == expected, body[:300]
+    assert headers["content-type"].startswith("application/json"), headers
+    error = json.loads(body)["error"]
+    assert error["code"] == code and error["message"]
+
+
+def test_requests_gunicorn_refuses_early_are_json_too(server):
+    """Too long a URL or header, too many headers, a malformed request line: JSON, as every error of ours."""
+    assert requests.get(server + "/api/papers", params={"q": "x" * 3000}, timeout=10).status_code == 200
+    for length in (5000, 9000):  # over our limit, and over gunicorn's own hard cap of 8190
+        reply = requests.get(server + "/api/papers", params={"q": "x" * length}, timeout=10)
+        assert_json_error(reply.status_code, {k.lower(): v for k, v in reply.headers.items()}, reply.content, 414, "request_uri_too_long")
+    big_header = f"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {'y' * 10000}\r\n\r\n".encode()
+    assert_json_error(*raw(server, big_header), 431, "request_header_fields_too_large")
+    many_headers = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + "".join(f"X-H{i}: v\r\n" for i in range(200)) + "\r\n"
+    assert_json_error(*raw(server, many_headers.encode()), 431, "request_header_fields_too_large")
+    assert_json_error(*raw(server, b"THIS IS NOT HTTP\r\n\r\n"), 400, "bad_request")
+    assert requests.get(server + "/healthz", timeout=10).json()["status"] == "ok"
+
+
+def test_stalled_clients_neither_block_others_nor_stay_connected(server):
+    """50 clients send headers and part of a body (or part of the headers), then stall."""
+    host, port = server.rsplit("/", 1)[1].split(":")
+    body = json.dumps({"question": "What is RouterArena?"}).encode()
+    partial_body = (f"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode() + body[:10]
+    partial_headers = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: "
+    stalled = []
+    try:
+        for i in range(50):
+            sock = socket.create_connection((host, int(port)), timeout=30)
+            sock.sendall(partial_headers if i % 5 == 0 else partial_body)
+            stalled.append(sock)
+        assert requests.get(server + "/healthz", timeout=10).json()["status"] == "ok"
+        searched = requests.post(server + "/api/search", json={"question": "What is RouterArena?"}, timeout=10)
+        assert searched.status_code == 200 and searched.json()["results"]
+        for i, sock in enumerate(stalled):
+            reply = read_to_end(sock)  # the server closes it after the client timeout (socket.timeout here if not)
+            if i % 5:
+                status, headers, text = raw_reply(reply)
+                assert_json_error(status, headers, text, 408, "request_timeout")
+    finally:
+        for sock in stalled:
+            sock.close()
+    assert requests.get(server + "/healthz", timeout=10).status_code == 200
+    log = server.log.read_text()
+    assert "client_timeout" in log and "Traceback" not in log  # one line per dropped client, not a traceback
+
+
+def test_limits_gunicorn_would_quietly_change_are_refused(settings):
+    with pytest.raises(ConfigError, match="8190"):
+        check_limits(settings.replace(max_request_line=9000))
+    with pytest.raises(ConfigError, match="positive"):
+        check_limits(settings.replace(client_timeout=0))
+
+
+def raw_reply(reply: bytes) -> tuple[int, dict, bytes]:
+    head, _, body = reply.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in (line.split(": ", 1) for line in lines[1:])}, body
