@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import requests
@@ -14,8 +15,11 @@ from .records import Answer
 class QAClient:
     """`QAClient("http://127.0.0.1:8000").ask("What is RouterArena?")` -> the typed Answer."""
 
-    def __init__(self, base_url: str = "http://127.0.0.1:8000", api_key: str | None = None, timeout: float = 120.0):
+    def __init__(self, base_url: str = "http://127.0.0.1:8000", api_key: str | None = None, timeout: float = 120.0,
+                 max_wait: float = 60.0):
+        """`max_wait`: seconds in all this client will wait out a server's Retry-After (429, 503) per request."""
         self.base_url = base_url.rstrip("/")
+        self.max_wait = max_wait
         self.shown_url = redact_url(self.base_url)  # messages never carry the URL's credentials
         self.timeout = timeout
         self.session = requests.Session()
@@ -23,10 +27,17 @@ class QAClient:
             self.session.headers["Authorization"] = f"Bearer {api_key}"
 
     def _post(self, path: str, payload: dict) -> dict:
-        try:
-            response = self.session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout)
-        except requests.RequestException as exc:
-            raise QAError(f"cannot reach qa-service at {self.shown_url} ({type(exc).__name__})", status=503, code="unreachable") from exc
+        waited = 0.0
+        while True:
+            try:
+                response = self.session.post(f"{self.base_url}{path}", json=payload, timeout=self.timeout)
+            except requests.RequestException as exc:
+                raise QAError(f"cannot reach qa-service at {self.shown_url} ({type(exc).__name__})", status=503, code="unreachable") from exc
+            wait = _retry_after(response)
+            if wait is None or waited + wait > self.max_wait:
+                break
+            time.sleep(wait)  # the server said when: a rate budget or a busy model slot frees up
+            waited += wait
         try:
             body: Any = response.json()
         except ValueError:
@@ -58,3 +69,11 @@ class QAClient:
         if k is not None:
             payload["k"] = k
         return self._post("/api/search", payload)
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    """Seconds to wait before asking again, when a 429 or 503 says so; None otherwise."""
+    value = response.headers.get("Retry-After", "")
+    if response.status_code not in (429, 503) or not value.strip().isdigit():
+        return None
+    return max(float(value), 0.1)

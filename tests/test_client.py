@@ -81,3 +81,20 @@ def test_client_errors_hide_credentials_in_the_server_url():
         with pytest.raises(QAError) as info:
             call(QAClient(secret_url))
         assert "hunter2" not in info.value.message and "http://***@qa.test:8000" in info.value.message
+
+
+@responses.activate
+def test_the_client_waits_out_retry_after_within_its_budget(monkeypatch):
+    """`qa-service eval --server` against the answer budget (30 a minute) used to stop at the 31st question."""
+    slept: list[float] = []
+    monkeypatch.setattr("qa_service.client.time.sleep", slept.append)
+    limited = {"error": {"code": "rate_limited", "message": "answer budget spent"}}
+    responses.post(f"{URL}/api/ask", status=429, json=limited, headers={"Retry-After": "3"})
+    responses.post(f"{URL}/api/ask", status=503, json={"error": {"code": "model_busy", "message": "busy"}}, headers={"Retry-After": "2"})
+    responses.post(f"{URL}/api/ask", json=ANSWER)
+    assert QAClient(URL).ask("q").answer == ANSWER["answer"] and slept == [3.0, 2.0]
+
+    responses.post(f"{URL}/api/ask", status=429, json=limited, headers={"Retry-After": "50"})
+    with pytest.raises(QAError, match="answer budget spent") as info:
+        QAClient(URL, max_wait=10).ask("q")
+    assert info.value.status == 429 and slept == [3.0, 2.0]  # longer than its budget: no wait, the error at once
