@@ -168,7 +168,7 @@ function followOrNot() {
 }
 
 function follow() {
-  if (chat.follow) window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" });
+  if (chat.follow && !document.getElementById("view-ask").hidden) window.scrollTo({ top: document.documentElement.scrollHeight, behavior: "instant" });
 }
 
 // --- drawing a turn -----------------------------------------------------------------------
