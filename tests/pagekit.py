@@ -38,6 +38,7 @@ if not Path(CHROMIUM).exists():
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
+expect.set_options(timeout=15_000)  # how long a check may wait for the page on a loaded machine; never a measure
 
 
 def axe_source() -> str:

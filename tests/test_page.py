@@ -189,7 +189,7 @@ def test_page_asks_for_the_api_key_once(page_index, page):
 def test_1_new_conversation_while_streaming_aborts_it_and_starts_clean(gated, page):
     live, model = gated
     gate = threading.Event()
-    model.enqueue("We propose Tequila [1]", gate, *[" and more"] * 200, ".")
+    model.enqueue("We propose Tequila [1]", gate, *[" and more"] * 2000, ".")
     model.enqueue(TEQUILA)
     page.goto(live.url)
     page.fill("#question", "What is Tequila?")

@@ -8,6 +8,7 @@ import { filterPapers, resetBrowse } from "./browse.js";
 import * as chat from "./chat.js";
 import { announce, el, isTyping } from "./dom.js";
 import { hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
+import { exportConversation } from "./share.js";
 import * as store from "./store.js";
 
 const COUNT_FROM = 0.8;  // show the character counter from this share of the limit on
@@ -182,7 +183,7 @@ function init() {
   box.addEventListener("input", updateCounter);
   $("stop").addEventListener("click", () => { chat.stop(); box.focus(); });
   $("new-conversation").addEventListener("click", newConversation);
-  $("export").addEventListener("click", chat.exportConversation);
+  $("export").addEventListener("click", () => exportConversation(chat.currentConversation()));
   $("panel-close").addEventListener("click", closePanel);
   for (const view of VIEWS) {
     $(`tab-${view}`).addEventListener("click", (event) => {

@@ -1,10 +1,11 @@
 // The conversation: asking, streaming (sources first, then the answer with live citation
-// markers), stopping, asking again, copying and exporting; kept in this browser across reloads.
+// markers), stopping and asking again; kept in this browser across reloads.
 "use strict";
 
 import { streamAnswer } from "./api.js";
-import { announce, el } from "./dom.js";
+import { el } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { citedSources, copyAnswer } from "./share.js";
 import * as store from "./store.js";
 
 const PARTIAL_MARKER = /\[[\d\s,–-]*$/;  // a marker still being written: wait for its "]"
@@ -267,17 +268,6 @@ function renderFinal(view, data) {
   turn.append(actions(view, data));
 }
 
-// Each cited source once, with every sentence quoted from it.
-function citedSources(final) {
-  const byN = new Map();
-  for (const c of final.citations) {
-    const list = byN.get(c.n) || [];
-    if (!list.some((x) => x.quote === c.quote)) list.push(c);
-    byN.set(c.n, list);
-  }
-  return [...byN.entries()].sort((a, b) => a[0] - b[0]).map(([n, citations]) => ({ n, citations }));
-}
-
 function sourceEntry(view, n, citations) {
   const first = citations.find((c) => c.supported) || citations[0];
   const allSupported = citations.every((c) => c.supported);
@@ -326,72 +316,4 @@ function refreshActions() {
   turns.forEach((turn, i) => {
     for (const button of turn.querySelectorAll(".again, .retry")) button.hidden = i !== turns.length - 1;
   });
-}
-
-// --- copy and export ----------------------------------------------------------------------
-export function answerAsText(data) {
-  const final = data.final;
-  if (final.insufficient_evidence) return `The abstracts don't answer this. ${final.refusal_explanation || ""}`.trim();
-  const sources = citedSources(final).map(({ n, citations }) => `[${n}] ${citations[0].label} (${citations[0].paper_id})`);
-  return sources.length ? `${final.answer.trim()}\n\nSources:\n${sources.join("\n")}` : final.answer.trim();
-}
-
-async function copyAnswer(data, button) {
-  const text = answerAsText(data);
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    const area = el("textarea", { class: "offscreen", readonly: true, "aria-hidden": "true" });
-    area.value = text;
-    document.body.append(area);
-    area.select();
-    document.execCommand("copy");
-    area.remove();
-    button.focus();
-  }
-  button.textContent = "Copied";
-  announce("Answer copied with its sources.");
-  setTimeout(() => { button.textContent = "Copy"; }, 2000);
-}
-
-// The conversation as Markdown: each question, its answer, and its sources with their quotes.
-export function conversationAsMarkdown(conversation) {
-  const out = [`# ${conversation.title || "Conversation"}`, "", `Asked the ICLR 2026 abstracts (qa-service), ${new Date(conversation.updated).toISOString().slice(0, 10)}.`];
-  for (const data of conversation.turns) {
-    out.push("", `## ${data.question.replace(/\s+/g, " ")}`, "");
-    if (data.status !== "done") {
-      out.push(data.status === "error" ? `_Error: ${data.error}_` : `${data.partial || ""}\n\n_Stopped before the answer was complete._`.trim());
-      continue;
-    }
-    const final = data.final;
-    if (final.asked && final.question && final.asked !== final.question) out.push(`_Searched as: ${final.question}_`, "");
-    if (final.insufficient_evidence) {
-      out.push(`> The abstracts don't answer this. ${final.refusal_explanation || ""}`.trim());
-      continue;
-    }
-    out.push(final.answer.trim());
-    const cited = citedSources(final);
-    if (cited.length) {
-      out.push("", "Sources:", "");
-      for (const { n, citations } of cited) {
-        out.push(`${n}. ${citations[0].label} (${citations[0].paper_id})`);
-        for (const c of citations) out.push(`   > ${c.quote}`);
-      }
-    }
-  }
-  return `${out.join("\n")}\n`;
-}
-
-export function exportConversation() {
-  const conversation = chat.conversation;
-  if (!conversation.turns.length) return;
-  const blob = new Blob([conversationAsMarkdown(conversation)], { type: "text/markdown" });
-  const url = URL.createObjectURL(blob);
-  const name = (conversation.title || "conversation").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "conversation";
-  const link = el("a", { href: url, download: `${name}.md`, class: "offscreen" });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  announce("Conversation exported as Markdown.");
 }
