@@ -19,7 +19,10 @@ export function initChat(openPaper, serverLimits) {
   Object.assign(limits, serverLimits || {});
   window.addEventListener("scroll", followOrNot, { passive: true });
   const saved = store.currentId() && store.getConversation(store.currentId());
-  if (saved) showConversation(saved);
+  if (saved) {
+    showConversation(saved);
+    follow();  // back where the conversation ends, as before the reload
+  }
 }
 
 export function setLimits(serverLimits) {
