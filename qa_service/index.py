@@ -320,11 +320,13 @@ class Index:
             raise NotFound(f"no paper with id {paper_id!r}")
         return paper
 
-    def list_papers(self) -> list[Paper]:
-        """Every paper, metadata only, in natural id order."""
+    def list_papers(self, with_text: bool = False) -> list[Paper]:
+        """Every paper in natural id order; metadata only unless the text is searched too."""
         papers = []
-        for batch in self._scan(self.papers, include=["metadatas"]):
-            papers.extend(_paper_from_store(pid, None, meta) for pid, meta in zip(batch["ids"], batch["metadatas"]))
+        include = ["documents", "metadatas"] if with_text else ["metadatas"]
+        for batch in self._scan(self.papers, include=include):
+            docs = batch["documents"] if with_text else [None] * len(batch["ids"])
+            papers.extend(_paper_from_store(pid, doc, meta) for pid, doc, meta in zip(batch["ids"], docs, batch["metadatas"]))
         return sorted(papers, key=lambda p: _natural_key(p.id))
 
     def get_chunks(self, ids: Sequence[str]) -> dict[str, dict]:

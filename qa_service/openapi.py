@@ -97,10 +97,12 @@ def _schemas() -> dict:
             "type": "object", "required": ["code", "message"], "properties": {"code": string, "message": string}}}},
         "Health": {"type": "object", "required": ["status", "papers"], "properties": {"status": string, "papers": integer}},
         "Info": {"type": "object", "required": ["model", "auth_required", "index"], "properties": {
-            "model": nullable_string, "auth_required": boolean, "index": index}},
+            "model": nullable_string, "auth_required": boolean, "index": index,
+            "limits": {"type": "object", "properties": {"question_chars": integer, "history_turns": integer, "history_chars": integer}}}},
         "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {"total": integer, "papers": {
             "type": "array", "items": {"type": "object", "required": ["id", "label"], "properties": {
-                "id": string, "label": string, "title": string, "year": {"type": "integer", "nullable": True}}}}}},
+                "id": string, "label": string, "title": string, "year": {"type": "integer", "nullable": True},
+                "snippet": string}}}}},
         "Paper": {"type": "object", "required": ["id", "label", "text", "abstract"], "properties": {
             "id": string, "label": string, "title": string, "text": string, "abstract": string, "source": string,
             "authors": {"type": "array", "items": string}, "keywords": {"type": "array", "items": string},

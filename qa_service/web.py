@@ -20,6 +20,7 @@ from .openapi import openapi_spec
 from .records import Turn
 from .service import Services
 from .sse import event_stream
+from .textclean import sentence_spans
 from .webctx import json_body, observe, services
 
 log = logging.getLogger(__name__)
@@ -52,13 +53,16 @@ def info() -> Any:
     """What answers and over which corpus: the page shows it."""
     svc = services()
     auth = bool(svc.settings.api_key)
+    limits = {"question_chars": svc.settings.max_question_chars, "history_turns": svc.settings.max_history_turns,
+              "history_chars": svc.settings.max_history_chars}  # the page counts characters against these
     try:
         stats = svc.index.stats()
         model = svc.model.name
     except QAError as exc:
         empty = {"papers": 0, "chunks": 0, "built_at": None, "embedding_model": None}
-        return jsonify(model=None, auth_required=auth, index=empty, error=exc.to_dict()["error"])
-    return jsonify(model=model, auth_required=auth, index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
+        return jsonify(model=None, auth_required=auth, index=empty, limits=limits, error=exc.to_dict()["error"])
+    return jsonify(model=model, auth_required=auth, limits=limits,
+                   index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
 
 
 @page.get("/openapi.json")
@@ -99,11 +103,29 @@ def readyz() -> Any:
 
 @api.get("/api/papers")
 def papers() -> Any:
-    listing = services().index.list_papers()
+    """Every paper; with q, those whose id, label, title or abstract holds it (the page's filter)."""
     query = request.args.get("q", "").strip().lower()
-    if query:
-        listing = [p for p in listing if query in f"{p.id} {p.label} {p.title}".lower()]
-    return jsonify(papers=[{"id": p.id, "label": p.label, "title": p.title, "year": p.year} for p in listing], total=len(listing))
+    if not query:
+        listing = services().index.list_papers()
+        return jsonify(papers=[{"id": p.id, "label": p.label, "title": p.title, "year": p.year} for p in listing], total=len(listing))
+    found = []
+    for p in services().index.list_papers(with_text=True):
+        named = query in f"{p.id} {p.label} {p.title}".lower()
+        snippet = "" if named else matching_sentence(p.text, query)
+        if named or snippet:
+            found.append({"id": p.id, "label": p.label, "title": p.title, "year": p.year, "snippet": snippet})
+    return jsonify(papers=found, total=len(found))
+
+
+def matching_sentence(text: str, query: str) -> str:
+    """The abstract's sentence that holds `query` (lower-case), so the page can show why a paper matched."""
+    at = text.lower().find(query)
+    if at < 0:
+        return ""
+    for start, end in sentence_spans(text):
+        if start <= at < end:
+            return text[start:end]
+    return text
 
 
 @api.get("/api/papers/<path:paper_id>")

@@ -83,3 +83,19 @@ def test_warm_up_loads_bm25_and_survives_an_empty_index(seed_settings, settings,
     (settings.data_path / "nothing-here.txt").write_text("not a folder")
     empty.extensions["qa"].warm()
     assert "warm-up skipped" in caplog.text
+
+
+def test_papers_filter_searches_the_abstract_text_and_says_where(client):
+    """'diffusion' is in no label or title but in several abstracts: each comes with its sentence."""
+    found = client.get("/api/papers?q=Diffusion").get_json()
+    assert found["total"] >= 2 and found["total"] == len(found["papers"])
+    assert all("diffusion" in p["snippet"].lower() for p in found["papers"] if "diffusion" not in (p["label"] + p["title"]).lower())
+    named = client.get("/api/papers?q=tequila").get_json()["papers"]
+    assert [(p["id"], p["snippet"]) for p in named] == [("000_e3b5a0511f204a83:11", "")]  # matched by its label
+    assert client.get("/api/papers?q=zzqqxxnotaword").get_json() == {"papers": [], "total": 0}
+
+
+def test_info_gives_the_input_limits_the_page_counts_against(client, seed_settings):
+    limits = client.get("/api/info").get_json()["limits"]
+    assert limits == {"question_chars": seed_settings.max_question_chars, "history_turns": seed_settings.max_history_turns,
+                      "history_chars": seed_settings.max_history_chars}

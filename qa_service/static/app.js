@@ -1,325 +1,218 @@
-// The chat page. Every string from the model or an abstract goes into the page as text
-// (textContent, createTextNode), never as HTML; citation markers are built as elements.
+// The chat page: wiring, the views at their own URLs (#view=browse&q=…, #paper=…&span=…),
+// the question box and its counter, past conversations and keyboard shortcuts.
+// Every string from the model or an abstract goes into the page as text, never as HTML.
 "use strict";
 
-const MARKER = /\[(\d{1,4}(?:\s*[-–,]\s*\d{1,4})*)\]/g;  // as citations.py: a source number has at most 4 digits
-const state = { history: [], papers: null, busy: false, key: sessionStorage.getItem("qa-api-key") || "", waitingForKey: null };
+import { loadStatus, watchConnection } from "./api.js";
+import { filterPapers, resetBrowse } from "./browse.js";
+import * as chat from "./chat.js";
+import { announce, el, isTyping } from "./dom.js";
+import { hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
+import { exportConversation } from "./share.js";
+import * as store from "./store.js";
 
-function headers(extra = {}) {
-  return state.key ? { ...extra, Authorization: `Bearer ${state.key}` } : extra;
+const COUNT_FROM = 0.8;  // show the character counter from this share of the limit on
+const VIEWS = ["ask", "browse", "history"];
+const $ = (id) => document.getElementById(id);
+const page = { maxChars: 2000, pushedPaper: false };
+
+// --- the URL: which view, which filter, which paper --------------------------------------
+function readRoute() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const span = (params.get("span") || "").match(/^(\d+)-(\d+)$/);
+  const view = VIEWS.includes(params.get("view")) ? params.get("view") : "ask";
+  return { view, q: params.get("q") || "", paper: params.get("paper"), span: span ? [+span[1], +span[2]] : null };
 }
 
-// Ask for the API key once (kept for this tab only); resolves when the user has entered one.
-function askForKey(message) {
-  const form = document.getElementById("key-form");
-  document.getElementById("key-error").textContent = message || "";
-  form.hidden = false;
-  document.getElementById("api-key").focus();
-  if (!state.waitingForKey) {
-    state.waitingForKey = new Promise((resolve) => {
-      form.addEventListener("submit", function done(event) {
-        event.preventDefault();
-        state.key = document.getElementById("api-key").value.trim();
-        sessionStorage.setItem("qa-api-key", state.key);
-        form.hidden = true;
-        form.removeEventListener("submit", done);
-        state.waitingForKey = null;
-        resolve();
-      });
-    });
-  }
-  return state.waitingForKey;
+function routeUrl(route) {
+  const params = new URLSearchParams();
+  if (route.view !== "ask") params.set("view", route.view);
+  if (route.view === "browse" && route.q) params.set("q", route.q);
+  if (route.paper) params.set("paper", route.paper);
+  if (route.paper && route.span) params.set("span", route.span.join("-"));
+  const hash = params.toString();
+  return hash ? `#${hash}` : location.pathname + location.search;
 }
 
-// fetch, asking for the key and trying again when the service answers 401.
-async function authorizedFetch(url, options = {}) {
-  for (let attempt = 0; ; attempt++) {
-    const response = await fetch(url, { ...options, headers: headers(options.headers || {}) });
-    if (response.status !== 401 || attempt >= 3) return response;
-    await askForKey(state.key ? "That key was not accepted; try again." : "");
-  }
+function go(change, { push = true } = {}) {
+  const route = { ...readRoute(), ...change };
+  const url = routeUrl(route);
+  if (url === routeUrl(readRoute())) return applyRoute();
+  history[push ? "pushState" : "replaceState"](null, "", url);
+  applyRoute();
 }
 
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
+function applyRoute() {
+  const route = readRoute();
+  setView(route.view);
+  if (route.view === "browse") {
+    if ($("paper-filter").value !== route.q) $("paper-filter").value = route.q;
+    filterPapers(route.q, openPaperFromList);
   }
-  for (const child of children) if (child != null) node.append(child);
-  return node;
-}
-
-function markerNumbers(marker) {
-  const numbers = [];
-  for (const part of marker.split(",")) {
-    const bounds = part.split(/[-–]/).map((x) => parseInt(x, 10));
-    if (bounds.length === 2 && bounds[0] <= bounds[1] && bounds[1] - bounds[0] < 50) {
-      for (let n = bounds[0]; n <= bounds[1]; n++) numbers.push(n);
-    } else numbers.push(...bounds);
+  if (route.paper) showPaper(route.paper, route.span);
+  else {
+    page.pushedPaper = false;
+    hidePanel(route.view === "browse" ? $("paper-filter") : $("question"));
   }
-  return numbers;
-}
-
-// --- status line: what answers, and over which corpus -----------------------------------
-async function loadStatus() {
-  const status = document.getElementById("status");
-  try {
-    const info = await getJSON("/api/info");
-    if (info.auth_required && !state.key) askForKey();
-    const mode = info.model === "extractive" ? "offline extractive mode" : `model: ${info.model}`;
-    const built = info.index.built_at ? `indexed ${info.index.built_at.replace("T", " ").replace("Z", " UTC")}` : "not indexed yet";
-    status.textContent = `${mode} · ${info.index.papers} papers · ${built}`;
-  } catch (err) {
-    status.textContent = `Service status unavailable: ${err.message}`;
-  }
-}
-
-async function getJSON(url) {
-  let response;
-  try {
-    response = await authorizedFetch(url, { headers: { Accept: "application/json" } });
-  } catch (err) {
-    throw new Error("cannot reach the service; check that it is running");
-  }
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new Error((body && body.error && body.error.message) || `HTTP ${response.status}`);
-  return body;
-}
-
-// --- asking -------------------------------------------------------------------------------
-function newTurn(question) {
-  const answer = el("p", { class: "answer streaming", "aria-live": "polite", "aria-busy": "true" });
-  const turn = el("article", { class: "turn" }, el("p", { class: "q", text: question }), answer);
-  document.getElementById("conversation").append(turn);
-  turn.scrollIntoView({ block: "nearest" });
-  return { turn, answer };
-}
-
-async function ask(question, historyAtAsk, existing) {
-  const { turn, answer } = existing || newTurn(question);
-  setBusy(true);
-  answer.textContent = "";
-  answer.className = "answer streaming";
-  answer.setAttribute("aria-busy", "true");
-  for (const old of turn.querySelectorAll(".sources, .warnings, .meta, .retry")) old.remove();
-  try {
-    const final = await streamAnswer(question, historyAtAsk, (text) => answer.append(document.createTextNode(text)));
-    renderFinal(turn, answer, final);
-    state.history.push({ role: "user", content: question }, { role: "assistant", content: final.answer });
-  } catch (err) {
-    renderError(turn, answer, err, () => ask(question, historyAtAsk, { turn, answer }));
-  } finally {
-    answer.setAttribute("aria-busy", "false");
-    setBusy(false);
-  }
-}
-
-async function streamAnswer(question, history, onDelta) {
-  let response;
-  try {
-    response = await authorizedFetch("/api/ask/stream", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ question, history }),
-    });
-  } catch (err) {
-    throw new Error("Cannot reach the service. Check your connection and that the server is running.");
-  }
-  if (!response.ok) {
-    const body = await response.json().catch(() => null);
-    throw new Error((body && body.error && body.error.message) || `The server answered HTTP ${response.status}.`);
-  }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const event = parseEvent(block);
-      if (event.type === "delta") onDelta(event.data.text);
-      else if (event.type === "final") return event.data;
-      else if (event.type === "error") throw new Error(event.data.error.message);
-    }
-  }
-  throw new Error("The answer stopped before it was complete. Try again.");
-}
-
-function parseEvent(block) {
-  let type = "message";
-  const data = [];
-  for (const line of block.split("\n")) {
-    if (line.startsWith("event: ")) type = line.slice(7);
-    else if (line.startsWith("data: ")) data.push(line.slice(6));
-  }
-  return { type, data: JSON.parse(data.join("\n")) };
-}
-
-function renderFinal(turn, answer, final) {
-  answer.className = "answer";
-  answer.textContent = "";
-  if (final.insufficient_evidence) {
-    answer.classList.add("refusal");
-    answer.append(el("strong", { text: "The abstracts don't answer this. " }),
-      document.createTextNode(final.refusal_explanation || final.answer));
-  } else {
-    appendWithMarkers(answer, final.answer, final);
-  }
-  const bySource = new Map();
-  for (const c of final.citations) if (!bySource.has(c.n) || (c.supported && !bySource.get(c.n).supported)) bySource.set(c.n, c);
-  if (bySource.size) {
-    const list = el("ol", { class: "sources", "aria-label": "Sources" });
-    for (const [n, c] of [...bySource.entries()].sort((a, b) => a[0] - b[0])) {
-      const mark = c.supported
-        ? el("span", { class: "mark-ok", text: "✓ supported by this abstract" })
-        : el("span", { class: "mark-bad", text: "✗ not supported by this abstract" });
-      const open = el("button", { type: "button", class: "source-open", text: `[${n}] ${c.label}`, onclick: () => openPaper(c.paper_id, c) });
-      list.append(el("li", { id: `src-${turn.dataset.turn}-${n}` }, open, " ", el("span", { class: "paper-id", text: c.paper_id }), " ", mark, el("p", { class: "quote", text: `“${c.quote}”` })));
-    }
-    turn.append(list);
-  }
-  if (final.warnings && final.warnings.length) {
-    turn.append(el("p", { class: "warnings", text: `Check: ${final.warnings.join("; ")}` }));
-  }
-  if (final.did_you_mean && final.did_you_mean.length) {
-    turn.append(el("p", { class: "did-you-mean", text: `Did you mean ${final.did_you_mean.join(" or ")}?` }));
-  }
-  if (final.asked && final.question && final.asked !== final.question) {
-    turn.append(el("p", { class: "searched", text: `Searched as: ${final.question}` }));
-  }
-  const grounded = final.insufficient_evidence ? "no answer given"
-    : final.grounded ? "every sentence cited and supported" : "not fully supported by the sources";
-  turn.append(el("p", { class: "meta", text: `${final.model} · ${grounded} · ${Math.round(final.timings_ms.total)} ms` }));
-}
-
-function appendWithMarkers(container, text, final) {
-  // Citations come in answer order, so the k-th marker [n] is the k-th citation of source n.
-  const queues = new Map();
-  for (const c of final.citations) queues.set(c.n, [...(queues.get(c.n) || []), c]);
-  const used = new Map();
-  let last = 0;
-  for (const match of text.matchAll(MARKER)) {
-    container.append(document.createTextNode(text.slice(last, match.index)));
-    for (const n of markerNumbers(match[1])) {
-      const queue = queues.get(n) || [];
-      const c = queue[Math.min(used.get(n) || 0, queue.length - 1)];
-      used.set(n, (used.get(n) || 0) + 1);
-      const label = c ? `Source ${n}: ${c.label}` : `Source ${n}`;
-      container.append(el("button", { type: "button", class: "cite", text: `[${n}]`, "aria-label": label, title: label, onclick: () => c && openPaper(c.paper_id, c) }));
-    }
-    last = match.index + match[0].length;
-  }
-  container.append(document.createTextNode(text.slice(last)));
-}
-
-function renderError(turn, answer, err, retry) {
-  answer.className = "answer error";
-  answer.textContent = "";
-  answer.append(el("strong", { text: "Something went wrong. " }), document.createTextNode(err.message));
-  turn.append(el("button", { type: "button", class: "retry", text: "Try again", onclick: retry }));
-}
-
-function setBusy(busy) {
-  state.busy = busy;
-  const button = document.getElementById("ask-button");
-  button.disabled = busy;
-  button.textContent = busy ? "Answering…" : "Ask";
-}
-
-// --- the abstract panel -------------------------------------------------------------------
-async function openPaper(paperId, citation) {
-  const panel = document.getElementById("panel");
-  const title = document.getElementById("panel-title");
-  const text = document.getElementById("panel-text");
-  panel.hidden = false;
-  title.textContent = "Loading…";
-  text.textContent = "";
-  document.getElementById("panel-id").textContent = paperId;
-  try {
-    const paper = await getJSON(`/api/papers/${encodeURIComponent(paperId)}`);
-    title.textContent = paper.title || paper.label;
-    const body = paper.text;
-    if (citation && citation.end > citation.start && body.slice(citation.start, citation.end) === citation.quote) {
-      const mark = el("mark", { text: body.slice(citation.start, citation.end) });
-      text.append(document.createTextNode(body.slice(0, citation.start)), mark, document.createTextNode(body.slice(citation.end)));
-      mark.scrollIntoView({ block: "nearest" });
-    } else {
-      text.textContent = body;
-    }
-  } catch (err) {
-    title.textContent = "Could not open the abstract";
-    text.textContent = err.message;
-  }
-  panel.focus();
-}
-
-// --- browsing -----------------------------------------------------------------------------
-async function showBrowse() {
-  setView("browse");
-  if (!state.papers) {
-    try {
-      state.papers = (await getJSON("/api/papers")).papers;
-    } catch (err) {
-      document.getElementById("paper-count").textContent = `Could not load the papers: ${err.message}`;
-      return;
-    }
-  }
-  renderPapers();
-}
-
-function renderPapers() {
-  const filter = document.getElementById("paper-filter").value.trim().toLowerCase();
-  const shown = state.papers.filter((p) => `${p.id} ${p.label} ${p.title}`.toLowerCase().includes(filter));
-  const list = document.getElementById("paper-list");
-  list.replaceChildren(...shown.slice(0, 500).map((p) => el("li", {}, el("button", { type: "button", text: p.title || p.label, onclick: () => openPaper(p.id) }), " ", el("span", { class: "paper-id", text: p.id }))));
-  document.getElementById("paper-count").textContent = `${shown.length} of ${state.papers.length} papers${shown.length > 500 ? " (first 500 shown)" : ""}`;
+  if (route.view === "history") renderPast();
 }
 
 function setView(name) {
-  document.getElementById("view-ask").hidden = name !== "ask";
-  document.getElementById("view-browse").hidden = name !== "browse";
-  document.getElementById("tab-ask").setAttribute("aria-pressed", String(name === "ask"));
-  document.getElementById("tab-browse").setAttribute("aria-pressed", String(name === "browse"));
+  for (const view of VIEWS) {
+    $(`view-${view}`).hidden = view !== name;
+    const tab = $(`tab-${view}`);
+    if (view === name) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+}
+
+// Open a paper in the panel: a new history entry, so Back closes it and the URL can be shared.
+function openPaper(id, span, findOpener) {
+  rememberOpener(findOpener);
+  const push = !isPanelOpen();
+  go({ paper: id, span }, { push });
+  if (push) page.pushedPaper = true;
+}
+
+function openPaperFromList(id, button) {
+  openPaper(id, null, () => button);
+}
+
+function closePanel() {
+  if (!isPanelOpen()) return;
+  if (page.pushedPaper) history.back();  // the entry that opened it: Back and Close agree
+  else go({ paper: null, span: null }, { push: false });
+}
+
+// --- the question box ---------------------------------------------------------------------
+function updateCounter() {
+  const box = $("question");
+  const count = $("question-count");
+  const length = box.value.length;
+  const over = length - page.maxChars;
+  count.hidden = length < page.maxChars * COUNT_FROM;
+  count.classList.toggle("over", over > 0);
+  box.setAttribute("aria-invalid", String(over > 0));
+  const numbers = `${length.toLocaleString("en")} / ${page.maxChars.toLocaleString("en")} characters`;
+  count.textContent = over > 0 ? `${numbers}: ${over.toLocaleString("en")} too many to send. Shorten the question.` : numbers;
+}
+
+function submit(event) {
+  event.preventDefault();
+  const box = $("question");
+  const question = box.value.trim();
+  if (!question || chat.isBusy()) return;
+  if (question.length > page.maxChars) {
+    updateCounter();
+    announce($("question-count").textContent);
+    return;
+  }
+  box.value = "";
+  updateCounter();
+  chat.ask(question);
+}
+
+function newConversation() {
+  chat.startNew();
+  go({ view: "ask", paper: null, span: null });
+  $("question").focus();
+  announce("New conversation started.");
+}
+
+// --- past conversations -------------------------------------------------------------------
+function renderPast() {
+  const all = store.listConversations();
+  const current = chat.currentConversation().id;
+  $("past-count").textContent = all.length ? `${all.length} kept in this browser.` : "No past conversations yet: ask a question and it is kept here.";
+  $("past-list").replaceChildren(...all.map((c) => {
+    const when = new Date(c.updated).toLocaleString("en", { dateStyle: "medium", timeStyle: "short" });
+    const open = el("button", { type: "button", class: "past-open", text: c.title || "Untitled" });
+    open.addEventListener("click", () => {
+      chat.showConversation(store.getConversation(c.id) || c);
+      go({ view: "ask" });
+      $("question").focus();
+    });
+    const remove = el("button", { type: "button", class: "secondary delete", text: "Delete", "aria-label": `Delete conversation: ${c.title}` });
+    remove.addEventListener("click", () => {
+      store.deleteConversation(c.id);
+      if (c.id === current) chat.startNew();
+      renderPast();
+      announce("Conversation deleted.");
+      $("past-list").querySelector("button") ? $("past-list").querySelector("button").focus() : $("tab-history").focus();
+    });
+    const plural = c.turns.length === 1 ? "question" : "questions";
+    return el("li", { class: c.id === current ? "current" : null }, open,
+      el("span", { class: "past-meta", text: ` ${c.turns.length} ${plural} · ${when}${c.id === current ? " · open now" : ""}` }), " ", remove);
+  }));
+}
+
+// --- keyboard shortcuts -------------------------------------------------------------------
+function shortcuts(event) {
+  if (event.key === "Escape" && isPanelOpen()) {
+    event.preventDefault();
+    closePanel();
+    return;
+  }
+  if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target) || !$("single-keys").checked) return;
+  if (event.key === "/") {
+    event.preventDefault();
+    if (readRoute().view !== "ask") go({ view: "ask" });
+    $("question").focus();
+  } else if (event.key === "n" || event.key === "N") {
+    event.preventDefault();
+    newConversation();
+  }
 }
 
 // --- wiring -------------------------------------------------------------------------------
-document.addEventListener("DOMContentLoaded", () => {
-  const form = document.getElementById("ask-form");
-  const box = document.getElementById("question");
-  let turns = 0;
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const question = box.value.trim();
-    if (!question || state.busy) return;
-    box.value = "";
-    const history = state.history.slice(-20);
-    const created = newTurn(question);
-    created.turn.dataset.turn = String(++turns);
-    ask(question, history, created);
-  });
+document.addEventListener("DOMContentLoaded", init);
+if (document.readyState !== "loading") init();
+
+function init() {
+  if (init.done) return;
+  init.done = true;
+  const box = $("question");
+  page.maxChars = parseInt(box.dataset.max, 10) || page.maxChars;
+  $("ask-form").addEventListener("submit", submit);
   box.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
-      form.requestSubmit();
+      $("ask-form").requestSubmit();
     }
   });
-  document.getElementById("new-conversation").addEventListener("click", () => {
-    state.history = [];
-    document.getElementById("conversation").replaceChildren();
-    box.focus();
+  box.addEventListener("input", updateCounter);
+  $("stop").addEventListener("click", () => { chat.stop(); box.focus(); });
+  $("new-conversation").addEventListener("click", newConversation);
+  $("export").addEventListener("click", () => exportConversation(chat.currentConversation()));
+  $("panel-close").addEventListener("click", closePanel);
+  for (const view of VIEWS) {
+    $(`tab-${view}`).addEventListener("click", (event) => {
+      event.preventDefault();
+      go({ view, paper: null, span: null });
+    });
+  }
+  $("paper-filter").addEventListener("input", () => {
+    const q = $("paper-filter").value;
+    history.replaceState(null, "", routeUrl({ ...readRoute(), q }));
+    filterPapers(q, openPaperFromList, true);
   });
-  document.getElementById("panel-close").addEventListener("click", () => { document.getElementById("panel").hidden = true; });
-  document.addEventListener("keydown", (event) => { if (event.key === "Escape") document.getElementById("panel").hidden = true; });
-  document.getElementById("tab-ask").addEventListener("click", () => setView("ask"));
-  document.getElementById("tab-browse").addEventListener("click", showBrowse);
-  document.getElementById("paper-filter").addEventListener("input", renderPapers);
-  loadStatus();
-  box.focus();
-});
+  const singleKeys = $("single-keys");
+  singleKeys.checked = localStorage.getItem("qa-single-keys") !== "off";
+  singleKeys.addEventListener("change", () => localStorage.setItem("qa-single-keys", singleKeys.checked ? "on" : "off"));
+  document.addEventListener("keydown", shortcuts);
+  window.addEventListener("popstate", applyRoute);
+  window.addEventListener("hashchange", applyRoute);
+  window.addEventListener("storage", (event) => { if (event.key && event.key.startsWith("qa-conv") && readRoute().view === "history") renderPast(); });
+  watchConnection();
+  chat.initChat(openPaper);
+  loadStatus().then((info) => {
+    if (info && info.limits) {
+      page.maxChars = info.limits.question_chars || page.maxChars;
+      chat.setLimits({ historyTurns: info.limits.history_turns, historyChars: info.limits.history_chars });
+      updateCounter();
+    }
+  });
+  resetBrowse();
+  applyRoute();
+  if (readRoute().view === "ask" && !readRoute().paper) box.focus();
+}

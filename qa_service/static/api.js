@@ -1,0 +1,170 @@
+// Talking to the service: the API key (asked once, kept for this tab), JSON reads, the answer
+// stream, and the status line, which must say so when the service cannot be reached.
+"use strict";
+
+const STATUS_EVERY_MS = 30_000;   // re-check what answers now and then, so a dead server shows
+const OFFLINE_RETRY_MS = 3_000;   // while unreachable, look again soon so recovery shows quickly
+
+const auth = { key: sessionStorage.getItem("qa-api-key") || "", waiting: null };
+const health = { timer: null, offline: false };
+
+function headers(extra = {}) {
+  return auth.key ? { ...extra, Authorization: `Bearer ${auth.key}` } : extra;
+}
+
+// Ask for the API key once; resolves when the user has entered one.
+function askForKey(message) {
+  const form = document.getElementById("key-form");
+  document.getElementById("key-error").textContent = message || "";
+  form.hidden = false;
+  document.getElementById("api-key").focus();
+  if (!auth.waiting) {
+    auth.waiting = new Promise((resolve) => {
+      form.addEventListener("submit", function done(event) {
+        event.preventDefault();
+        auth.key = document.getElementById("api-key").value.trim();
+        sessionStorage.setItem("qa-api-key", auth.key);
+        form.hidden = true;
+        form.removeEventListener("submit", done);
+        auth.waiting = null;
+        resolve();
+      });
+    });
+  }
+  return auth.waiting;
+}
+
+// fetch, asking for the key and trying again when the service answers 401; a network failure
+// marks the service unreachable in the status line.
+export async function authorizedFetch(url, options = {}) {
+  for (let attempt = 0; ; attempt++) {
+    let response;
+    try {
+      response = await fetch(url, { ...options, headers: headers(options.headers || {}) });
+    } catch (err) {
+      if (err.name !== "AbortError") markUnreachable();
+      throw err;
+    }
+    if (response.status !== 401 || attempt >= 3) return response;
+    await askForKey(auth.key ? "That key was not accepted; try again." : "");
+  }
+}
+
+export async function getJSON(url, options = {}) {
+  let response;
+  try {
+    response = await authorizedFetch(url, { ...options, headers: { Accept: "application/json" } });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new Error("cannot reach the service; check that it is running");
+  }
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new Error((body && body.error && body.error.message) || `HTTP ${response.status}`);
+  return body;
+}
+
+// --- the status line ----------------------------------------------------------------------
+export async function loadStatus() {
+  const status = document.getElementById("status");
+  let info;
+  try {
+    info = await getJSON("/api/info");
+  } catch (err) {
+    markUnreachable();
+    return;
+  }
+  health.offline = false;
+  status.classList.remove("offline");
+  if (info.auth_required && !auth.key) askForKey();
+  if (info.error) {
+    status.textContent = `The service is up but cannot answer yet: ${info.error.message}`;
+  } else {
+    const mode = info.model === "extractive" ? "offline extractive mode" : `model: ${info.model}`;
+    const built = info.index.built_at ? `indexed ${info.index.built_at.replace("T", " ").replace("Z", " UTC")}` : "not indexed yet";
+    status.textContent = `${mode} · ${info.index.papers} papers · ${built}`;
+  }
+  schedule(STATUS_EVERY_MS);
+  return info;
+}
+
+function markUnreachable() {
+  const status = document.getElementById("status");
+  if (!health.offline) {
+    health.offline = true;
+    status.classList.add("offline");
+    status.textContent = "The service cannot be reached. Trying again…";
+  }
+  schedule(OFFLINE_RETRY_MS);
+}
+
+function schedule(ms) {
+  clearTimeout(health.timer);
+  health.timer = setTimeout(() => (document.hidden ? schedule(ms) : loadStatus()), ms);
+}
+
+export function watchConnection() {
+  window.addEventListener("online", loadStatus);
+  window.addEventListener("offline", markUnreachable);
+}
+
+// --- the answer stream --------------------------------------------------------------------
+// POST the question and call handlers.sources / handlers.delta as events arrive; resolves with
+// the final answer, rejects with the server's error, a cut stream, or an AbortError.
+export async function streamAnswer(question, history, handlers, signal) {
+  let response;
+  try {
+    response = await authorizedFetch("/api/ask/stream", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+      body: JSON.stringify({ question, history }),
+      signal,
+    });
+  } catch (err) {
+    if (err.name === "AbortError") throw err;
+    throw new Error("Cannot reach the service. Check your connection and that the server is running.");
+  }
+  if (!response.ok) {
+    const body = await response.json().catch(() => null);
+    throw new Error((body && body.error && body.error.message) || `The server answered HTTP ${response.status}.`);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch (err) {
+      if (err.name === "AbortError" || (signal && signal.aborted)) throw abortError();
+      loadStatus();
+      throw new Error("The connection broke before the answer was complete. Try again.");
+    }
+    if (chunk.done) break;
+    buffer += decoder.decode(chunk.value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const event = parseEvent(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+      if (signal && signal.aborted) throw abortError();
+      if (event.type === "sources") handlers.sources(event.data);
+      else if (event.type === "delta") handlers.delta(event.data.text);
+      else if (event.type === "final") return event.data;
+      else if (event.type === "error") throw new Error(event.data.error.message);
+    }
+  }
+  throw new Error("The answer stopped before it was complete. Try again.");
+}
+
+function abortError() {
+  return new DOMException("stopped", "AbortError");
+}
+
+function parseEvent(block) {
+  let type = "message";
+  const data = [];
+  for (const line of block.split("\n")) {
+    if (line.startsWith("event: ")) type = line.slice(7);
+    else if (line.startsWith("data: ")) data.push(line.slice(6));
+  }
+  return { type, data: JSON.parse(data.join("\n")) };
+}
