@@ -8,6 +8,7 @@ class QAError(Exception):
 
     status = 500
     code = "internal_error"
+    exit_code = 1  # what the command line exits with
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
         super().__init__(message)
@@ -41,6 +42,21 @@ class NotIndexed(QAError):
 
     status = 503
     code = "not_indexed"
+
+
+class StoreBusy(QAError):
+    """Another process is writing the data dir: a reader answers 503 at once, a second writer gives up."""
+
+    status = 503
+    code = "store_busy"
+    exit_code = 75  # EX_TEMPFAIL: try again later
+
+
+class StoreDamaged(QAError):
+    """A stored part is unreadable or disagrees with the rest; the message names it and the repairing command."""
+
+    status = 503
+    code = "store_damaged"
 
 
 class CorpusError(QAError):

@@ -18,7 +18,7 @@ from .errors import BadRequest, QAError
 from .inputs import history_turns, question_text
 from .records import Answer, Delta, StreamEvent, Turn
 from .sse import event_stream
-from .webctx import json_body, observe, services
+from .webctx import json_body, observe, read_store, services
 
 MODEL_ID = "qa-service"
 
@@ -77,6 +77,7 @@ def chat_completions() -> Any:
     data = json_body()
     question, history = parse_messages(data)
     completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    read_store()
     answerer = services().answerer
     if not data.get("stream"):
         answer = answerer.ask(question, None, history)

@@ -20,7 +20,7 @@ from .openapi import openapi_spec
 from .records import Turn
 from .service import Services
 from .sse import event_stream
-from .webctx import json_body, observe, services
+from .webctx import json_body, observe, read_store, release_store, services
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,7 @@ def info() -> Any:
     svc = services()
     auth = bool(svc.settings.api_key)
     try:
+        read_store()
         stats = svc.index.stats()
         model = svc.model.name
     except QAError as exc:
@@ -85,11 +86,12 @@ def healthz() -> Any:
 
 @api.get("/readyz")
 def readyz() -> Any:
-    """Ready to answer: the index opens and holds papers; else 503 saying what to do."""
+    """Ready to answer: the store opens and holds papers, BM25 matches the corpus version and a test
+    query returns; else 503 naming the part and what repairs it."""
     try:
-        index = services().index
-        index.require_ready()
-        return jsonify(status="ready", papers=index.papers.count())
+        read_store()
+        stats = services().index.readiness()
+        return jsonify(status="ready", papers=stats["papers"])
     except QAError as exc:
         return jsonify(status="not_ready", **exc.to_dict()), 503
     except Exception as exc:  # noqa: BLE001 - e.g. the Chroma server went away after start
@@ -99,6 +101,7 @@ def readyz() -> Any:
 
 @api.get("/api/papers")
 def papers() -> Any:
+    read_store()
     listing = services().index.list_papers()
     query = request.args.get("q", "").strip().lower()
     if query:
@@ -108,6 +111,7 @@ def papers() -> Any:
 
 @api.get("/api/papers/<path:paper_id>")
 def paper(paper_id: str) -> Any:
+    read_store()
     return jsonify(services().index.get_paper(paper_id).to_dict())
 
 
@@ -116,6 +120,7 @@ def search() -> Any:
     data = json_body()
     settings = services().settings
     question, k = question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings)
+    read_store()
     services().index.require_ready()
     hits = services().answerer.retriever.search(question, k, texts=False)
     return jsonify(results=[h.to_dict() for h in hits])
@@ -134,6 +139,7 @@ def sse(event: str, data: Any) -> str:
 @api.post("/api/ask")
 def ask() -> Any:
     question, k, history = ask_arguments()
+    read_store()
     answer = services().answerer.ask(question, k, history)
     observe(answer)
     return jsonify(answer.to_dict())
@@ -143,6 +149,7 @@ def ask() -> Any:
 def ask_stream() -> Response:
     """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
     question, k, history = ask_arguments()
+    read_store()  # held until the stream ends (teardown)
     return event_stream(
         services().answerer.stream(question, k, history),
         write=lambda event: sse(event.name, event.payload()),
@@ -179,6 +186,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app.extensions["qa"] = Services(settings, index, model)
     app.extensions["qa_page"] = (Path(app.static_folder) / "index.html").read_bytes()  # read once, not per request
     register_errors(app)
+    app.teardown_request(release_store)
     access.init_app(app, settings)
     app.extensions["qa_metrics"] = metrics.init_app(app, lambda: services().index.stats())
     app.register_blueprint(page)
