@@ -51,6 +51,12 @@ class CheckReport:
     def ok(self) -> bool:
         return not self.findings
 
+    def advice(self) -> str:
+        """What to run: the corpus files are needed only for papers the store cannot give back."""
+        if self.lost:
+            return f"{_count(len(self.findings), 'problem')}: `qa-service check --repair PATHS` repairs them (PATHS: the corpus files, for {_count(len(self.lost), 'paper')} the store cannot give back)"
+        return f"{_count(len(self.findings), 'problem')}: `qa-service check --repair` repairs them"
+
     def add(self, part: str, subject: str, problem: str) -> None:
         self.findings.append(Finding(part, subject, problem))
 
@@ -118,10 +124,11 @@ def _check_chunks(index: Index, report: CheckReport, records: dict[str, StoredHa
     for pid, stored in sorted(records.items()):
         have, want = held.get(pid, set()), expected_chunk_ids(pid, stored.n_chunks)
         if have != want:
-            report.add("chunks", pid, f"{len(have & want)} of {len(want)} chunks in the store, {len(have - want)} extra")
+            extra = f", {len(have - want)} extra" if have - want else ""
+            report.add("chunks", pid, f"{len(have & want)} of {len(want)} chunks in the store{extra}")
             report.reembed.add(pid)
     for pid in sorted(set(held) - set(records) - report.lost):
-        report.add("chunks", pid, f"{len(held[pid])} chunks of no paper")
+        report.add("chunks", pid, f"{_count(len(held[pid]), 'chunk')} of no paper")
         report.strays |= held[pid]
     papers = index.get_papers(sorted(set(records) - report.reembed))
     expected = {c.id: c for paper in papers.values() for c in index.chunk(paper)}
@@ -185,20 +192,24 @@ def repair_store(index: Index, report: CheckReport, corpus: Sequence[Paper] = ()
     with index.writing():
         if report.strays:
             index.chunks.delete(ids=sorted(report.strays))
-            say(f"removed {len(report.strays)} chunks of no paper")
+            say(f"removed {_count(len(report.strays), 'chunk')} of no paper")
         from_store = index.get_papers(sorted(report.reembed - report.lost))
         todo = list(from_store.values()) + [by_id[pid] for pid in recoverable]
         size = max(1, index.settings.ingest_batch_papers)
         for begin in range(0, len(todo), size):
             index.write_papers(todo[begin : begin + size], held)
         if todo:
-            say(f"re-embedded {len(todo)} papers: {', '.join(p.id for p in todo)}")
+            say(f"re-embedded {_count(len(todo), 'paper')}: {', '.join(p.id for p in todo)}")
         old_ledger, _ = index.files.read_ledger()
         ledger = index.stored_hashes()
         for pid in report.lost - set(recoverable):  # still missing: the ledger keeps asking for it
             if old_ledger and pid in old_ledger and pid not in ledger:
                 ledger[pid] = old_ledger[pid]
         index.finish_write(index.manifest(), ledger)
-        say(f"wrote a new manifest, ledger and BM25 index ({len(ledger)} papers)")
+        say(f"wrote a new manifest, ledger and BM25 index ({_count(len(ledger), 'paper')})")
     for pid in sorted(report.lost - set(recoverable)):
         say(f"cannot repair {pid} from the store: pass the corpus files (`qa-service check --repair PATHS`) or run `qa-service ingest`")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

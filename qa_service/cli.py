@@ -105,7 +105,8 @@ def check(ctx: click.Context, paths: tuple[str, ...], repair: bool) -> None:
         click.echo("repaired: the store matches the manifest")
         return
     click.echo("still wrong after the repair:")
-    print_report(after)
+    for finding in after.findings:
+        click.echo(f"  {finding}")
     sys.exit(1)
 
 
@@ -116,7 +117,7 @@ def print_report(report: CheckReport) -> None:
     if report.ok:
         click.echo("ok: the store, the manifest, BM25 and test queries agree")
     else:
-        click.echo(f"{len(report.findings)} problems: `qa-service check --repair` repairs them", err=True)
+        click.echo(report.advice(), err=True)
 
 
 @main.command()
