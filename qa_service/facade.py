@@ -18,7 +18,7 @@ from .errors import BadRequest, QAError
 from .inputs import history_turns, question_text
 from .records import Answer, Delta, StreamEvent, Turn
 from .sse import event_stream
-from .webctx import json_body, observe, read_store, services
+from .webctx import json_body, observe, read_store, services, stream_holding_store
 
 MODEL_ID = "qa-service"
 
@@ -103,8 +103,8 @@ def chat_completions() -> Any:
     def fail(exc: QAError) -> str:
         return f"data: {json.dumps({'error': {'message': exc.message, 'code': exc.code, 'type': 'server_error'}})}\n\n"
 
-    return event_stream(
+    return stream_holding_store(event_stream(
         answerer.stream(question, None, history), write=write, fail=fail, on_final=observe,
         prefix=chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
-    )
+    ))
 

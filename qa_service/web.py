@@ -20,7 +20,7 @@ from .openapi import openapi_spec
 from .records import Turn
 from .service import Services
 from .sse import event_stream
-from .webctx import json_body, observe, read_store, release_store, services
+from .webctx import json_body, observe, read_store, release_store, services, stream_holding_store
 
 log = logging.getLogger(__name__)
 
@@ -149,13 +149,13 @@ def ask() -> Any:
 def ask_stream() -> Response:
     """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
     question, k, history = ask_arguments()
-    read_store()  # held until the stream ends (teardown)
-    return event_stream(
+    read_store()
+    return stream_holding_store(event_stream(
         services().answerer.stream(question, k, history),
         write=lambda event: sse(event.name, event.payload()),
         fail=lambda exc: sse("error", exc.to_dict()),
         on_final=observe,
-    )
+    ))
 
 
 def register_errors(app: Flask) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import ExitStack
 
-from flask import current_app, g, request
+from flask import Response, current_app, g, request
 
 from .errors import BadRequest, QAError
 from .records import Answer
@@ -22,6 +22,15 @@ def read_store() -> None:
         stack = ExitStack()
         stack.enter_context(services().reading())
         g.qa_store = stack
+
+
+def stream_holding_store(response: Response) -> Response:
+    """A stream reads the store after its view has returned (and after teardown has run once): the
+    readers' lock goes with the response, released when the server closes it, finished or cut."""
+    stack = g.pop("qa_store", None)
+    if stack is not None:
+        response.call_on_close(stack.close)
+    return response
 
 
 def release_store(_exc: BaseException | None = None) -> None:

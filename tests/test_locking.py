@@ -130,3 +130,25 @@ def test_reader_is_turned_away_only_while_the_store_changes(tmp_path):
             reader.join()
         assert done.is_set()
         assert locks.generation() != before  # readers reopen the store after a write
+
+
+def test_a_stream_keeps_the_store_until_it_ends(seeded):
+    """A stream reads the store after its view has returned: a writer waits for it to end."""
+    client = create_app(seeded.replace(rate_limit="")).test_client()
+    response = client.post("/api/ask/stream", json={"question": "What is RouterArena?"}, buffered=False)
+    events = iter(response.response)
+    assert next(events).startswith(b"event: delta")
+    writing = threading.Event()
+
+    def write() -> None:
+        index = Index(seeded)
+        with index.writer(), index.writing():
+            writing.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert not writing.wait(1.0)  # held off while the stream is open
+    rest = b"".join(events)
+    response.close()
+    writer.join(timeout=60)
+    assert writing.is_set() and b"event: final" in rest
