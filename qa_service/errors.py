@@ -9,6 +9,7 @@ class QAError(Exception):
     status = 500
     code = "internal_error"
     exit_code = 1  # what the command line exits with
+    retry_after = 0  # seconds a client should wait before retrying (HTTP Retry-After); 0: no header
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
         super().__init__(message)
@@ -50,6 +51,7 @@ class StoreBusy(QAError):
     status = 503
     code = "store_busy"
     exit_code = 75  # EX_TEMPFAIL: try again later
+    retry_after = 1
 
 
 class StoreDamaged(QAError):

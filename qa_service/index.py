@@ -170,7 +170,10 @@ class Index:
         """The store is the truth and the manifest only describes it: write a new one (as a writer)."""
         with self.locks.try_writer() as mine:
             if not mine:
-                raise StoreBusy(f"{problem}, and another writer holds {self.settings.data_dir}: it writes a new one when it ends")
+                raise StoreBusy(
+                    f"{problem} and cannot be rebuilt now (another writer holds {self.settings.data_dir}, or it is "
+                    f"read-only): retry when the writer ends, or run `qa-service check --repair`"
+                )
             log.warning("%s: rebuilt from the store", problem)
             manifest = self._ready_manifest({})
             self._write_manifest(manifest)

@@ -161,7 +161,10 @@ def ask_stream() -> Response:
 def register_errors(app: Flask) -> None:
     @app.errorhandler(QAError)
     def qa_error(exc: QAError) -> tuple[Response, int]:
-        return jsonify(exc.to_dict()), exc.status
+        response = jsonify(exc.to_dict())
+        if exc.retry_after:  # e.g. an ingest is writing: a client (or a proxy) knows when to come back
+            response.headers["Retry-After"] = str(exc.retry_after)
+        return response, exc.status
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> tuple[Response, int]:

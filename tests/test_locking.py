@@ -54,7 +54,7 @@ def test_ingest_while_a_server_reads_never_answers_500(seeded):
         response = client.post("/api/search", json=question)
         during[response.status_code] += 1
         if response.status_code == 503:
-            assert response.get_json()["error"]["code"] == "store_busy"
+            assert response.get_json()["error"]["code"] == "store_busy" and response.headers["Retry-After"] == "1"
             assert "an ingest is writing" in response.get_json()["error"]["message"]
     out, err = writer.communicate()
     assert writer.returncode == 0, err
