@@ -1,4 +1,4 @@
-"""The command line: ingest, search, ask, papers, serve, eval."""
+"""The command line: ingest, check, search, ask, papers, serve, eval."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 import click
 
+from .checking import CheckReport, check_store, repair_store
 from .client import QAClient
 from .config import Settings, load_settings
 from .corpus import load_corpus
@@ -23,7 +24,7 @@ from .serving import run_gunicorn
 
 
 def friendly_errors(func: Callable) -> Callable:
-    """Our errors become one line on stderr and exit code 1, never a traceback."""
+    """Our errors become one line on stderr and their exit code (1; 75 when another writer is busy), never a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -31,7 +32,7 @@ def friendly_errors(func: Callable) -> Callable:
             return func(*args, **kwargs)
         except QAError as exc:
             click.echo(f"error: {exc.message}", err=True)
-            sys.exit(1)
+            sys.exit(exc.exit_code)
 
     return wrapper
 
@@ -61,7 +62,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
     index = Index(settings)
     if sys.stderr.isatty():
         with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
-            summary = index.ingest(papers, sync=sync, progress=bar.update)
+            summary = index.ingest(papers, sync=sync, progress=bar.update, on_wait=say_waiting)
     else:  # logs and pipes get one line per written batch
         done = [0]
 
@@ -69,11 +70,55 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
             done[0] += count
             click.echo(f"ingested {done[0]}/{len(papers)} papers", err=True)
 
-        summary = index.ingest(papers, sync=sync, progress=report)
+        summary = index.ingest(papers, sync=sync, progress=report, on_wait=say_waiting)
+    repaired = f", {summary.repaired} with missing or extra chunks re-embedded" if summary.repaired else ""
     click.echo(
         f"{summary.papers} papers ({summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged, "
-        f"{summary.removed} removed), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"
+        f"{summary.removed} removed{repaired}), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"
     )
+
+
+def say_waiting(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--repair", is_flag=True, help="Re-embed the damaged papers, drop stray chunks, rebuild manifest and BM25.")
+@click.pass_context
+@friendly_errors
+def check(ctx: click.Context, paths: tuple[str, ...], repair: bool) -> None:
+    """Verify the store against the manifest (papers, chunks, hashes, BM25, test queries); exit 1 if damaged.
+
+    With --repair, damaged papers are re-embedded from their stored records; papers missing from the
+    store (or with a damaged record) are taken from PATHS when given."""
+    settings = settings_from(ctx)
+    corpus = load_corpus(paths) if paths else []  # validated before anything is written
+    index = Index(settings)
+    with index.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
+        report = check_store(index)
+        print_report(report)
+        if report.ok or not repair:
+            sys.exit(0 if report.ok else 1)
+        repair_store(index, report, corpus, say=click.echo)
+        after = check_store(index)
+    if after.ok:
+        click.echo("repaired: the store matches the manifest")
+        return
+    click.echo("still wrong after the repair:")
+    for finding in after.findings:
+        click.echo(f"  {finding}")
+    sys.exit(1)
+
+
+def print_report(report: CheckReport) -> None:
+    click.echo(f"checked {report.papers} papers, {report.chunks} chunks")
+    for finding in report.findings:
+        click.echo(f"  {finding}")
+    if report.ok:
+        click.echo("ok: the store, the manifest, BM25 and test queries agree")
+    else:
+        click.echo(report.advice(), err=True)
 
 
 @main.command()
@@ -88,9 +133,10 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
     question = question_text(question, settings, "QUESTION")
-    index = Index(settings)
-    index.require_ready()
-    hits = Retriever(index, settings).search(question, k, texts=False)
+    services = Services(settings)
+    with services.reading():  # not while an ingest writes (exit 75)
+        services.index.require_ready()
+        hits = Retriever(services.index, settings).search(question, k, texts=False)
     if as_json:
         click.echo(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
         return
@@ -114,7 +160,12 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
     question = question_text(question, settings_from(ctx), "QUESTION")
-    answer = QAClient(server).ask(question, k) if server else Services(settings_from(ctx)).ask(question, k)
+    if server:
+        answer = QAClient(server).ask(question, k)
+    else:
+        services = Services(settings_from(ctx))
+        with services.reading():
+            answer = services.ask(question, k)
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
         return
@@ -135,7 +186,9 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
 @friendly_errors
 def papers(ctx: click.Context, as_json: bool) -> None:
     """List the indexed papers: id and label."""
-    records = Index(settings_from(ctx)).list_papers()
+    services = Services(settings_from(ctx))
+    with services.reading():
+        records = services.index.list_papers()
     if as_json:
         listing = [{k: v for k, v in p.to_dict().items() if k not in ("text", "abstract")} for p in records]
         click.echo(json.dumps({"papers": listing, "total": len(records)}, ensure_ascii=False, indent=2))

@@ -8,7 +8,8 @@ class QAError(Exception):
 
     status = 500
     code = "internal_error"
-    retry_after: int | None = None  # seconds, sent as Retry-After when set
+    exit_code = 1  # what the command line exits with
+    retry_after = 0  # seconds a client should wait before retrying (HTTP Retry-After); 0: no header
 
     def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
         super().__init__(message)
@@ -42,6 +43,22 @@ class NotIndexed(QAError):
 
     status = 503
     code = "not_indexed"
+
+
+class StoreBusy(QAError):
+    """Another process is writing the data dir: a reader answers 503 at once, a second writer gives up."""
+
+    status = 503
+    code = "store_busy"
+    exit_code = 75  # EX_TEMPFAIL: try again later
+    retry_after = 1
+
+
+class StoreDamaged(QAError):
+    """A stored part is unreadable or disagrees with the rest; the message names it and the repairing command."""
+
+    status = 503
+    code = "store_damaged"
 
 
 class CorpusError(QAError):

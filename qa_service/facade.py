@@ -18,7 +18,7 @@ from .errors import BadRequest, QAError
 from .inputs import history_turns, question_text
 from .records import Answer, Delta, Final, StreamEvent, Turn
 from .sse import event_stream
-from .webctx import json_body, observe, services
+from .webctx import json_body, observe, read_store, services, stream_holding_store
 
 MODEL_ID = "qa-service"
 
@@ -94,6 +94,7 @@ def chat_completions() -> Any:
     data = json_body()
     question, history = parse_messages(data)
     completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
+    read_store()
     answerer = services().answerer
     if not data.get("stream"):
         answer = answerer.ask(question, None, history)
@@ -121,8 +122,8 @@ def chat_completions() -> Any:
     def fail(exc: QAError) -> str:
         return f"data: {json.dumps(openai_error(exc))}\n\n"
 
-    return event_stream(
+    return stream_holding_store(event_stream(
         answerer.stream(question, None, history), write=write, fail=fail, on_final=observe,
         prefix=chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
-    )
+    ))
 

@@ -6,6 +6,7 @@ saved under a corpus version and loaded, never recomputed, at start.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from .records import paper_of
 
+META = "qa_meta.json"
 _STEMMER = Stemmer.Stemmer("english")
 _CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
@@ -113,13 +115,17 @@ class LexicalIndex:
         return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
     def save(self, folder: Path) -> None:
-        """Write to a temp folder, then swap it in, so a reader never sees half an index."""
+        """Write to a temp folder, then swap it in, so a reader never sees half an index.
+
+        Each file's sha256 goes into qa_meta.json, so that a truncated or overwritten file
+        is found at load instead of failing (or answering wrongly) at query time."""
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
         self.retriever.save(str(tmp), show_progress=False)
+        files = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels, "names": self.names}
-        (tmp / "qa_meta.json").write_text(json.dumps(meta), encoding="utf-8")
+                "labels": self.labels, "names": self.names, "files": files}
+        (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
             os.replace(folder, old)
@@ -128,14 +134,31 @@ class LexicalIndex:
 
     @classmethod
     def load(cls, folder: Path) -> "LexicalIndex | None":
-        meta_path = folder / "qa_meta.json"
-        if not meta_path.is_file():
+        """The saved index, or None when it is absent, written by an older version, or damaged:
+        BM25 is a cache of the store, so the caller rebuilds it rather than serve a broken one."""
+        try:
+            meta = json.loads((folder / META).read_text(encoding="utf-8"))
+            files = meta.get("files")
+            if not isinstance(files, dict) or not files:
+                return None  # written before checksums were kept: rebuild
+            if "names" not in meta or any("word" not in entry for entry in meta["names"].values()):
+                return None  # written before names (or their word marks) were kept: rebuild
+            if any(_sha256(folder / name) != digest for name, digest in files.items()):
+                return None  # a file was truncated or overwritten
+            retriever = bm25s.BM25.load(str(folder), show_progress=False)
+            lexical = cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"],
+                          meta.get("labels", {}), meta.get("names", {}))
+        except Exception:  # noqa: BLE001 - whatever a damaged file raises (OSError, ValueError, KeyError...), rebuild
             return None
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        if "names" not in meta or any("word" not in entry for entry in meta["names"].values()):
-            return None  # written before names (or their word marks) were kept: rebuild
-        retriever = bm25s.BM25.load(str(folder), show_progress=False)
-        return cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"], meta.get("labels", {}), meta.get("names", {}))
+        return lexical
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def empty_lexical(version: str = "") -> LexicalIndex:

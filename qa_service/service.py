@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import logging
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from .answering import Answerer
 from .config import Settings, load_settings
 from .errors import NotIndexed, QAError
 from .extractive import ExtractiveModel, ExtractiveTuning
 from .index import Index
+from .locking import StoreLocks
 from .models import ChatModel, OpenAIChatModel
 from .records import Answer, Turn
 
@@ -41,24 +43,34 @@ class Services:
         self._model = model
         self._answerer: Answerer | None = None
         self._building = threading.RLock()  # the first requests arrive together: one index, one model, one answerer
+        self.locks = index.locks if index is not None else StoreLocks(settings.data_path, readers=not settings.chroma_url)
 
     @property
     def index(self) -> Index:
-        with self._building:
-            return self._open_index()
+        if self._index is None:
+            with self._building:  # one store per process, however many threads ask at once
+                if self._index is None:
+                    self._index = self._open_index()
+        return self._index
 
     def _open_index(self) -> Index:
-        if self._index is None:
-            try:
-                self._index = Index(self.settings)
-            except QAError:
-                raise
-            except Exception as exc:  # chroma unreachable, data dir unreadable, ...
-                raise NotIndexed(
-                    f"the index cannot be opened ({type(exc).__name__}: {exc}); check QA_DATA_DIR / QA_CHROMA_URL "
-                    f"and run `qa-service ingest`"
-                ) from exc
-        return self._index
+        try:
+            return Index(self.settings)
+        except QAError:
+            raise
+        except Exception as exc:  # chroma unreachable, data dir unreadable, ...
+            raise NotIndexed(
+                f"the index cannot be opened ({type(exc).__name__}: {exc}); check QA_DATA_DIR / QA_CHROMA_URL "
+                f"and run `qa-service ingest`"
+            ) from exc
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Around a request that reads the store: 503 (StoreBusy) while an ingest writes it, and the
+        store reopened when another process wrote it since (embedded mode; a Chroma server needs neither)."""
+        with self.locks.reading() as generation:
+            self.index.follow(generation)
+            yield
 
     @property
     def model(self) -> ChatModel:

@@ -21,7 +21,7 @@ from .records import Turn
 from .service import Services
 from .sse import event_stream
 from .textclean import sentence_spans
-from .webctx import json_body, observe, services
+from .webctx import json_body, observe, read_store, release_store, services, stream_holding_store
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,7 @@ def info() -> Any:
     limits = {"question_chars": svc.settings.max_question_chars, "history_turns": svc.settings.max_history_turns,
               "history_chars": svc.settings.max_history_chars}  # the page counts characters against these
     try:
+        read_store()
         stats = svc.index.stats()
         model = svc.model.name
     except QAError as exc:
@@ -89,11 +90,12 @@ def healthz() -> Any:
 
 @api.get("/readyz")
 def readyz() -> Any:
-    """Ready to answer: the index opens and holds papers; else 503 saying what to do."""
+    """Ready to answer: the store opens and holds papers, BM25 matches the corpus version and a test
+    query returns; else 503 naming the part and what repairs it."""
     try:
-        index = services().index
-        index.require_ready()
-        return jsonify(status="ready", papers=index.papers.count())
+        read_store()
+        stats = services().index.readiness()
+        return jsonify(status="ready", papers=stats["papers"])
     except QAError as exc:
         return jsonify(status="not_ready", **exc.to_dict()), 503
     except Exception as exc:  # noqa: BLE001 - e.g. the Chroma server went away after start
@@ -104,6 +106,7 @@ def readyz() -> Any:
 @api.get("/api/papers")
 def papers() -> Any:
     """Every paper; with q, those whose id, label, title or abstract holds it (the page's filter)."""
+    read_store()
     query = request.args.get("q", "").strip().lower()
     if not query:
         listing = services().index.list_papers()
@@ -130,6 +133,7 @@ def matching_sentence(text: str, query: str) -> str:
 
 @api.get("/api/papers/<path:paper_id>")
 def paper(paper_id: str) -> Any:
+    read_store()
     return jsonify(services().index.get_paper(paper_id).to_dict())
 
 
@@ -138,6 +142,7 @@ def search() -> Any:
     data = json_body()
     settings = services().settings
     question, k = question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings)
+    read_store()
     services().index.require_ready()
     hits = services().answerer.retriever.search(question, k, texts=False)
     return jsonify(results=[h.to_dict() for h in hits])
@@ -156,6 +161,7 @@ def sse(event: str, data: Any) -> str:
 @api.post("/api/ask")
 def ask() -> Any:
     question, k, history = ask_arguments()
+    read_store()
     answer = services().answerer.ask(question, k, history)
     observe(answer)
     return jsonify(answer.to_dict())
@@ -165,19 +171,20 @@ def ask() -> Any:
 def ask_stream() -> Response:
     """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
     question, k, history = ask_arguments()
-    return event_stream(
+    read_store()
+    return stream_holding_store(event_stream(
         services().answerer.stream(question, k, history),
         write=lambda event: sse(event.name, event.payload()),
         fail=lambda exc: sse("error", exc.to_dict()),
         on_final=observe,
-    )
+    ))
 
 
 def register_errors(app: Flask) -> None:
     @app.errorhandler(QAError)
     def qa_error(exc: QAError) -> tuple[Response, int]:
         response = jsonify(exc.to_dict())
-        if exc.retry_after is not None:
+        if exc.retry_after:  # e.g. an ingest is writing, or every model slot is taken: when to come back
             response.headers["Retry-After"] = str(exc.retry_after)
         return response, exc.status
 
@@ -210,6 +217,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app.extensions["qa"] = Services(settings, index, model)
     app.extensions["qa_page"] = (Path(app.static_folder) / "index.html").read_bytes()  # read once, not per request
     register_errors(app)
+    app.teardown_request(release_store)
     access.init_app(app, settings)
     app.extensions["qa_metrics"] = metrics.init_app(app, lambda: services().index.stats())
     app.register_blueprint(page)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from contextlib import ExitStack
+
+from flask import Response, current_app, g, request
 
 from .errors import BadRequest, QAError
 from .records import Answer
@@ -11,6 +13,30 @@ from .service import Services
 
 def services() -> Services:
     return current_app.extensions["qa"]
+
+
+def read_store() -> None:
+    """This request reads the store: hold the readers' lock until it ends (a stream included), or 503 while
+    an ingest writes. Released by `release_store` at teardown."""
+    if "qa_store" not in g:
+        stack = ExitStack()
+        stack.enter_context(services().reading())
+        g.qa_store = stack
+
+
+def stream_holding_store(response: Response) -> Response:
+    """A stream reads the store after its view has returned (and after teardown has run once): the
+    readers' lock goes with the response, released when the server closes it, finished or cut."""
+    stack = g.pop("qa_store", None)
+    if stack is not None:
+        response.call_on_close(stack.close)
+    return response
+
+
+def release_store(_exc: BaseException | None = None) -> None:
+    stack = g.pop("qa_store", None)
+    if stack is not None:
+        stack.close()
 
 
 def observe(answer: Answer) -> None:

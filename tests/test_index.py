@@ -141,3 +141,16 @@ def test_moving_or_relabelling_a_paper_re_embeds_nothing(settings, tmp_path):
     assert (summary.updated, summary.chunks) == (1, 0)
     assert index.get_paper("s:1").label == "RouterArena: An Open Platform"
     assert chunk_snapshot(index) == before
+
+
+def test_ingest_re_embeds_an_unchanged_paper_whose_chunks_are_missing_or_extra(settings, tmp_path):
+    """A matching hash is trusted only once the store shows the paper whole."""
+    papers = load_corpus([write_seed_file(tmp_path / "s.txt", ABSTRACTS)])
+    index = Index(settings)
+    index.ingest(papers)
+    before = chunk_snapshot(index)
+    index.chunks.delete(ids=["s:2#0"])
+    index.chunks.upsert(ids=["s:3#7"], documents=["A stray chunk."], metadatas=[{"paper_id": "s:3", "position": 7, "start": 0, "end": 14}])
+    summary = Index(settings).ingest(papers)
+    assert (summary.repaired, summary.unchanged, summary.updated) == (2, 1, 2)
+    assert chunk_snapshot(index) == before
