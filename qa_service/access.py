@@ -89,9 +89,12 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
 
     @app.after_request  # registered before the limiter's own, so it runs after it
     def retry_after_only_on_429(response: Response) -> Response:
-        """flask-limiter sends Retry-After with every response; it means 'you were refused', so only a 429 keeps it."""
+        """flask-limiter sends Retry-After with every response (and stretches ours to its window); it means
+        'you were refused', so a 429 keeps the limiter's, an error of ours (503 store_busy, model_busy) its own."""
         if response.status_code != 429:
             response.headers.pop("Retry-After", None)
+            if g.get("retry_after"):
+                response.headers["Retry-After"] = str(g.retry_after)
         return response
 
     return Limiter(get_remote_address, app=app, application_limits=limits, storage_uri=settings.rate_limit_storage, headers_enabled=True)

@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from . import access, facade, metrics
@@ -186,6 +186,7 @@ def register_errors(app: Flask) -> None:
         response = jsonify(exc.to_dict())
         if exc.retry_after:  # e.g. an ingest is writing, or every model slot is taken: when to come back
             response.headers["Retry-After"] = str(exc.retry_after)
+            g.retry_after = exc.retry_after  # the rate limiter's headers must not replace it
         return response, exc.status
 
     @app.errorhandler(ClientDisconnected)

@@ -137,7 +137,7 @@ def test_a_stream_keeps_the_store_until_it_ends(seeded):
     client = create_app(seeded.replace(rate_limit="")).test_client()
     response = client.post("/api/ask/stream", json={"question": "What is RouterArena?"}, buffered=False)
     events = iter(response.response)
-    assert next(events).startswith(b"event: delta")
+    assert next(events).startswith(b"event: sources")  # the stream has begun: it holds the store
     writing = threading.Event()
 
     def write() -> None:
