@@ -134,17 +134,17 @@ _WHY = {
 }
 # Options refused whenever they are present, with the reason.
 REFUSED_OPTIONS = {
-    "stop": "an answer cut at a stop sequence could not be checked against its sources",
-    "tools": "tool calling is not supported: the service answers from its abstracts only",
-    "functions": "function calling is not supported: the service answers from its abstracts only",
-    "function_call": "function calling is not supported: the service answers from its abstracts only",
-    "top_logprobs": "log probabilities are not available",
-    "logit_bias": "token biases are not supported: the answer is written from the sources",
-    "audio": "only text is written",
-    "prediction": "predicted outputs are not supported",
-    "web_search_options": "web search is not supported: answers come from the corpus only",
+    "stop": "an answer cut at a stop sequence could not be checked against its sources (max_tokens cuts it)",
+    "tools": "the service answers from its abstracts, with no tool calls",
+    "functions": "the service answers from its abstracts, with no function calls",
+    "function_call": "the service answers from its abstracts, with no function calls",
+    "top_logprobs": "there are no log probabilities to return",
+    "logit_bias": "the answer is written from the sources; token biases do not apply",
+    "audio": "the service writes text only",
+    "prediction": "the answer is written from the sources; there is nothing to predict",
+    "web_search_options": "answers come from the corpus only",
     "reasoning_effort": "the answering model is not a reasoning model",
-    "verbosity": "the length of an answer follows the sources; max_tokens caps it",
+    "verbosity": "an answer is as long as its sources need (max_tokens caps it)",
 }
 _TYPES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
           "object": "an object", "array": "a list"}
@@ -179,10 +179,9 @@ def violation(value: Any, schema: dict, name: str) -> str | None:
         missing = [key for key in schema.get("required", []) if key not in value]
         if missing:
             return f"'{name}' needs '{missing[0]}'"
-        extra = [key for key in value if key not in schema["properties"]]
-        if extra:
-            return f"'{name}' has no field '{extra[0]}'"
-        return next(filter(None, (violation(item, schema["properties"][key], f"{name}.{key}") for key, item in value.items())), None)
+        known = (violation(value[key], item, f"{name}.{key}") for key, item in schema["properties"].items() if key in value)
+        extra = [f"'{name}' has no field '{key}'" for key in value if key not in schema["properties"]]
+        return next(filter(None, (*known, *extra)), None)
     return None
 
 
