@@ -247,3 +247,11 @@ def test_the_content_keeps_its_numbered_sources_with_labels_and_ids(client):
     assert len(sources) == len(cited) >= 1
     for line, (n, citation) in zip(sources, sorted(cited.items())):
         assert line == f"[{n}] {citation['label']} ({citation['paper_id']})" and f"[{n}]" in content.split("\n\nSources:")[0]
+
+
+def test_a_429_on_v1_is_in_openai_shape_and_only_it_carries_retry_after(seed_settings, seed_index):
+    web = create_app(seed_settings.replace(rate_limit="1 per minute"), index=seed_index).test_client()
+    first, limited = web.get("/v1/models"), web.get("/v1/models")
+    assert first.status_code == 200 and "Retry-After" not in first.headers
+    assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+    assert set(limited.get_json()["error"]) == {"message", "type", "param", "code"}
