@@ -36,19 +36,34 @@ def printable(text: str) -> str:
 
 
 class Unauthorized(QAError):
+    """401 with the RFC 6750 challenge that says how to authenticate, and why this attempt failed."""
+
     status = 401
     code = "unauthorized"
 
+    def __init__(self, message: str, *, error: str = "", code: str | None = None):
+        super().__init__(message, code=code)
+        self.challenge = 'Bearer realm="qa-service"' + (f', error="{error}"' if error else "")
+
+    def headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": self.challenge}
+
 
 def _check_key(settings: Settings) -> None:
+    """No key, a header that is not 'Bearer <key>', and a wrong key each get their own message."""
     if not settings.api_key or request.method == "OPTIONS":
         return
     if not request.path.startswith(PROTECTED) or request.path in OPEN:
         return
-    header = request.headers.get("Authorization", "")
-    given = header[7:] if header.startswith("Bearer ") else ""
-    if not hmac.compare_digest(given.encode(), settings.api_key.encode()):
-        raise Unauthorized("this service needs an API key: send 'Authorization: Bearer <key>'")
+    header = request.headers.get("Authorization")
+    if header is None:
+        raise Unauthorized("this service needs an API key: send it as 'Authorization: Bearer <key>'")
+    scheme, _, given = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not given.strip():
+        raise Unauthorized("the Authorization header must be 'Bearer <key>'", error="invalid_request")
+    if not hmac.compare_digest(given.strip().encode(), settings.api_key.encode()):
+        raise Unauthorized("the API key is not valid: send the key the server was started with (QA_API_KEY)",
+                           error="invalid_token", code="invalid_api_key")
 
 
 def _cors(response: Response, settings: Settings) -> Response:

@@ -29,7 +29,7 @@ from .records import (
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
 from .textclean import encodable, sentence_spans
-from .tokens import token_counter
+from .tokens import cut_to_tokens, token_counter
 
 
 class IndexCorpus:
@@ -85,7 +85,7 @@ class Answerer:
         self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
         self._count = token_counter(settings.tokenizer_encoding)
 
-    def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Prepared:
+    def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "") -> Prepared:
         """Retrieve, decide once whether the evidence can answer, and build the prompt if it can."""
         self.index.require_ready()
         started = time.perf_counter()
@@ -99,7 +99,7 @@ class Answerer:
         prepared = Prepared(standalone, asked, None, verdict, found, timings)
         if verdict.answerable and found.hits:
             prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
-                                           self.settings.answer_tokens, history)
+                                           self.settings.answer_tokens, history, instructions)
         return prepared
 
     def standalone(self, question: str, history: Sequence[Turn]) -> str:
@@ -114,45 +114,65 @@ class Answerer:
             return standalone_question(question, history, self.settings.max_question_chars)
         return rewritten
 
-    def _request(self, prepared: Prepared) -> ModelRequest:
+    def _request(self, prepared: Prepared, max_tokens: int | None, instructions: str) -> ModelRequest:
         assert prepared.prompt is not None
-        return ModelRequest(prepared.prompt.messages, prepared.question, prepared.prompt.sources, self.settings.answer_tokens,
-                            corpus=self.corpus, about=prepared.verdict.about)
+        room = min(self.settings.answer_tokens, max_tokens or self.settings.answer_tokens)
+        return ModelRequest(prepared.prompt.messages, prepared.question, prepared.prompt.sources, room,
+                            corpus=self.corpus, about=prepared.verdict.about, instructions=instructions)
 
-    def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
+    def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
+            max_tokens: int | None = None, instructions: str = "") -> Answer:
+        """`max_tokens` cuts the answer (a refusal is never cut); `instructions` are the caller's own (see build_prompt)."""
         started = time.perf_counter()
-        prepared = self.prepare(question, k, history)
+        prepared = self.prepare(question, k, history, instructions)
         if prepared.prompt is None:
             return self._result(REFUSAL, prepared, Usage(), started)
         generate = time.perf_counter()
-        completion = self.model.complete(self._request(prepared))
+        completion = self.model.complete(self._request(prepared, max_tokens, instructions))
         prepared.timings.generate = (time.perf_counter() - generate) * 1000
-        return self._result(encodable(completion.text), prepared, completion.usage, started)
+        text = encodable(completion.text)
+        cut = self._cut(text, max_tokens)
+        return self._result(cut, prepared, completion.usage, started, truncated=cut != text)
 
-    def stream(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Iterator[StreamEvent]:
+    def stream(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
+               max_tokens: int | None = None, instructions: str = "") -> Iterator[StreamEvent]:
         """Sources once retrieval is done, Delta events as the model writes, then one Final with the
         same Answer as ask(); a refusal is one Delta and the Final."""
         started = time.perf_counter()
-        prepared = self.prepare(question, k, history)
+        prepared = self.prepare(question, k, history, instructions)
         if prepared.prompt is None:
             yield Delta(REFUSAL)
             yield Final(self._result(REFUSAL, prepared, Usage(), started))
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
         generate = time.perf_counter()
-        parts: list[str] = []
-        usage = Usage()
-        for piece in self.model.stream(self._request(prepared)):
-            if isinstance(piece, Usage):
-                usage = piece
-            else:
-                piece = encodable(piece)
-                parts.append(piece)
-                yield Delta(piece)
+        written, usage, truncated = "", Usage(), False
+        pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
+        try:
+            for piece in pieces:
+                if isinstance(piece, Usage):
+                    usage = piece
+                    continue
+                whole = written + encodable(piece)
+                kept = self._cut(whole, max_tokens)
+                if len(kept) < len(written):  # a longer text may tokenize its start differently: what was sent stays
+                    kept = written
+                if len(kept) > len(written):
+                    yield Delta(kept[len(written):])
+                written, truncated = kept, kept != whole
+                if truncated:
+                    break  # the caller's max_tokens is reached: stop the model too
+        finally:
+            getattr(pieces, "close", lambda: None)()
         prepared.timings.generate = (time.perf_counter() - generate) * 1000
-        yield Final(self._result("".join(parts), prepared, usage, started))
+        yield Final(self._result(written, prepared, usage, started, truncated=truncated))
 
-    def _result(self, text: str, prepared: Prepared, usage: Usage, started: float) -> Answer:
+    def _cut(self, text: str, max_tokens: int | None) -> str:
+        return text if max_tokens is None else cut_to_tokens(text, max_tokens, self.settings.tokenizer_encoding)
+
+    def _result(self, text: str, prepared: Prepared, usage: Usage, started: float, truncated: bool = False) -> Answer:
+        if prepared.prompt is not None and usage == Usage():  # the model counts nothing (the extractive one): tiktoken does
+            usage = Usage(prepared.prompt.prompt_tokens, self._count(text))
         sources = prepared.prompt.sources if prepared.prompt else []
         checked = self.checker.check(text, sources)
         if not checked.answer:
@@ -179,4 +199,5 @@ class Answerer:
             refusal_explanation=reason.explain(verdict.detail, about) if reason else "",
             asked=prepared.asked,
             did_you_mean=prepared.found.suggestions,
+            truncated=truncated,
         )

@@ -11,16 +11,24 @@ class QAError(Exception):
     exit_code = 1  # what the command line exits with
     retry_after = 0  # seconds a client should wait before retrying (HTTP Retry-After); 0: no header
 
-    def __init__(self, message: str, *, status: int | None = None, code: str | None = None):
+    param: str | None = None  # the request field at fault, when there is one (OpenAI's error shape names it)
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None, param: str | None = None):
         super().__init__(message)
         self.message = message
         if status is not None:
             self.status = status
         if code is not None:
             self.code = code
+        if param is not None:
+            self.param = param
 
     def to_dict(self) -> dict:
         return {"error": {"code": self.code, "message": self.message}}
+
+    def headers(self) -> dict[str, str]:
+        """Response headers the error needs (Retry-After when there is a time to retry at)."""
+        return {"Retry-After": str(self.retry_after)} if self.retry_after else {}
 
 
 class BadRequest(QAError):

@@ -50,6 +50,7 @@ class ExtractiveModel:
     """An answerer made of the sources' own sentences, each cited."""
 
     name = "extractive"
+    follows_instructions = False  # it quotes sentences; a caller's instructions cannot change which
 
     def __init__(self, tuning: ExtractiveTuning | None = None) -> None:
         self.tuning = tuning or ExtractiveTuning()

@@ -1,8 +1,9 @@
-"""An OpenAI-compatible facade, so existing chat front ends can use the service as a model.
+"""An OpenAI-compatible facade, so existing chat clients (the openai SDK, `llm`, LangChain) use the service as a model.
 
-The last user message is the question, earlier user/assistant turns are the history; the
-reply's content is the answer with [n] markers and a numbered source list, and a structured
-`citations` field carries the same data.
+The last user message is the question, earlier user/assistant turns are the history, system and
+developer messages are the caller's own instructions. Every option is honoured or refused with a
+400 (`inputs.chat_request`). The reply's content is the answer with [n] markers and a numbered
+Sources list, since clients keep only the content; a `citations` field carries the same data.
 """
 
 from __future__ import annotations
@@ -12,64 +13,30 @@ import time
 import uuid
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, jsonify
 
-from .errors import BadRequest, QAError
-from .inputs import history_turns, question_text
-from .records import Answer, Delta, Final, StreamEvent, Turn
+from .errors import NotFound, QAError
+from .inputs import MODEL_ID, chat_request
+from .records import Answer, ChatRequest, Delta, Final, StreamEvent
 from .sse import event_stream
+from .tokens import token_counter
 from .webctx import json_body, observe, read_store, services, stream_holding_store
 
-MODEL_ID = "qa-service"
+MODEL = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "qa-service"}
+IGNORED_INSTRUCTIONS = ("the system message was not applied: the offline extractive model answers with the sources' own "
+                        "sentences and cannot follow instructions (a model set with QA_MODEL / OPENAI_API_KEY does)")
 
 blueprint = Blueprint("facade", __name__)
 
 
-def _text(content: Any, where: str) -> str:
-    """OpenAI content is a string or a list of parts; we read the text parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for j, part in enumerate(content):
-            if isinstance(part, dict) and part.get("type") == "text":
-                if not isinstance(part.get("text"), str):
-                    raise BadRequest(f"'{where}.content[{j}].text' must be a string")
-                texts.append(part["text"])
-        return "".join(texts)
-    raise BadRequest(f"'{where}.content' must be a string or a list of text parts")
-
-
-def openai_error(exc: QAError) -> dict:
+def openai_error(status: int, code: str, message: str, param: str | None = None) -> dict:
     """An error as OpenAI sends it (message, type, param, code), which OpenAI clients read."""
-    kind = "invalid_request_error" if exc.status < 500 else "server_error"
-    return {"error": {"message": exc.message, "type": kind, "param": None, "code": exc.code}}
-
-
-@blueprint.errorhandler(QAError)
-def facade_error(exc: QAError) -> tuple[Response, int]:
-    return jsonify(openai_error(exc)), exc.status
-
-
-def parse_messages(body: dict) -> tuple[str, list[Turn]]:
-    """The last user message is the question; earlier turns go through the same history check as /api/ask."""
-    settings = services().settings
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("'messages' must be a non-empty list")
-    turns = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, dict) or message.get("role") not in ("system", "developer", "user", "assistant", "tool"):
-            raise BadRequest(f"'messages[{i}]' needs a valid 'role'")
-        if message["role"] in ("user", "assistant"):
-            turns.append({"role": message["role"], "content": _text(message.get("content", ""), f"messages[{i}]")})
-    if not turns or turns[-1]["role"] != "user" or not turns[-1]["content"].strip():
-        raise BadRequest("the last message must be a non-empty user message: it is the question")
-    question = question_text(turns[-1]["content"], settings, "the question")
-    return question, history_turns(turns[:-1], settings)
+    kind = "invalid_request_error" if status < 500 else "server_error"
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 def sources_block(answer: Answer) -> str:
+    """The cited sources as a numbered list: clients that keep only the content keep these."""
     cited = {}
     for citation in answer.citations:
         cited.setdefault(citation.n, citation)
@@ -79,32 +46,72 @@ def sources_block(answer: Answer) -> str:
     return "\n\nSources:\n" + "\n".join(lines)
 
 
-def _extras(answer: Answer) -> dict:
+def answer_object(answer: Answer) -> dict:
+    """The content under response_format json_object: the answer and what backs it."""
+    full = answer.to_dict()
+    keys = ("answer", "citations", "sources", "grounded", "insufficient_evidence", "refusal_reason", "refusal_explanation", "warnings")
+    return {key: full[key] for key in keys}
+
+
+def content_of(answer: Answer, chat: ChatRequest) -> str:
+    if chat.json_object:
+        return json.dumps(answer_object(answer), ensure_ascii=False)
+    return answer.answer + sources_block(answer)
+
+
+def notes_for(chat: ChatRequest) -> list[str]:
+    """What the reply says it did not apply: sampling options, and instructions the model cannot follow."""
+    notes = list(chat.notes)
+    if chat.instructions and not services().model.follows_instructions:
+        notes.append(IGNORED_INSTRUCTIONS)
+    return notes
+
+
+def _extras(answer: Answer, notes: list[str]) -> dict:
     return {"citations": [c.to_dict() for c in answer.citations], "grounded": answer.grounded,
-            "insufficient_evidence": answer.insufficient_evidence, "warnings": answer.warnings}
+            "insufficient_evidence": answer.insufficient_evidence, "warnings": answer.warnings + notes}
+
+
+def usage_of(answer: Answer, content: str) -> dict:
+    """prompt_tokens: what the answering model read (as it counted, or tiktoken); completion_tokens: the content sent, by tiktoken."""
+    completion = token_counter(services().settings.tokenizer_encoding)(content)
+    prompt = answer.usage.prompt_tokens
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def finish_reason(answer: Answer) -> str:
+    return "length" if answer.truncated else "stop"
 
 
 @blueprint.get("/v1/models")
 def models() -> Any:
-    return jsonify(object="list", data=[{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "qa-service"}])
+    return jsonify(object="list", data=[MODEL])
+
+
+@blueprint.get("/v1/models/<path:model_id>")
+def model(model_id: str) -> Any:
+    if model_id != MODEL_ID:
+        raise NotFound(f"the model {model_id!r} does not exist here: this service is one model, {MODEL_ID!r}",
+                       code="model_not_found", param="model")
+    return jsonify(MODEL)
 
 
 @blueprint.post("/v1/chat/completions")
 def chat_completions() -> Any:
-    data = json_body()
-    question, history = parse_messages(data)
+    chat = chat_request(json_body(), services().settings)
+    notes = notes_for(chat)
     completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
     read_store()
     answerer = services().answerer
-    if not data.get("stream"):
-        answer = answerer.ask(question, None, history)
+    if not chat.stream:
+        answer = answerer.ask(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions)
         observe(answer)
-        usage = answer.usage
+        content = content_of(answer, chat)
         return jsonify(
             id=completion_id, object="chat.completion", created=created, model=MODEL_ID,
-            choices=[{"index": 0, "message": {"role": "assistant", "content": answer.answer + sources_block(answer)}, "finish_reason": "stop"}],
-            usage={**usage.to_dict(), "total_tokens": usage.prompt_tokens + usage.completion_tokens},
-            **_extras(answer),
+            choices=[{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason(answer),
+                      "logprobs": None}],
+            usage=usage_of(answer, content), **_extras(answer, notes),
         )
 
     def chunk(delta: dict, finish: str | None = None, **extra: Any) -> str:
@@ -113,17 +120,24 @@ def chat_completions() -> Any:
         return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
     def write(event: StreamEvent) -> str:
-        if isinstance(event, Delta):
+        if isinstance(event, Delta) and not chat.json_object:  # a JSON object is sent whole, at the end
             return chunk({"content": event.text})
         if isinstance(event, Final):
-            return chunk({"content": sources_block(event.answer)}, "stop", **_extras(event.answer))
+            answer = event.answer
+            tail = content_of(answer, chat) if chat.json_object else sources_block(answer)
+            last = chunk({"content": tail}, finish_reason(answer), **_extras(answer, notes))
+            if chat.include_usage:  # OpenAI's usage chunk: no choices, after the last one
+                usage = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL_ID,
+                         "choices": [], "usage": usage_of(answer, content_of(answer, chat))}
+                last += f"data: {json.dumps(usage)}\n\n"
+            return last
         return ""  # retrieval is done: the role chunk (prefix) goes out now, before the model's first word
 
     def fail(exc: QAError) -> str:
-        return f"data: {json.dumps(openai_error(exc))}\n\n"
+        return f"data: {json.dumps(openai_error(exc.status, exc.code, exc.message, exc.param))}\n\n"
 
     return stream_holding_store(event_stream(
-        answerer.stream(question, None, history), write=write, fail=fail, on_final=observe,
+        answerer.stream(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions),
+        write=write, fail=fail, on_final=observe,
         prefix=chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
     ))
-

@@ -17,6 +17,7 @@ T = TypeVar("T")
 
 class ChatModel(Protocol):
     name: str
+    follows_instructions: bool  # reads the caller's instructions in the prompt (a language model does; a quoting one cannot)
 
     def complete(self, request: ModelRequest) -> Completion: ...
 
@@ -27,6 +28,8 @@ class ChatModel(Protocol):
 
 class OpenAIChatModel:
     """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp) via the openai SDK."""
+
+    follows_instructions = True
 
     def __init__(self, settings: Settings, model: str | None = None, http_client: Any = None):
         import openai
@@ -162,6 +165,8 @@ class OpenAIChatModel:
 
 class FakeModel:
     """Replays scripted replies and records every request, so tests assert what the model saw."""
+
+    follows_instructions = True
 
     def __init__(self, replies: Sequence[str | Exception] = (), name: str = "fake"):
         self.name = name

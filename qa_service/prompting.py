@@ -29,7 +29,8 @@ def prompts_dir() -> Path:
 @functools.lru_cache(maxsize=4)
 def load_templates(folder: Path | None = None) -> dict[str, Template]:
     folder = folder or prompts_dir()
-    return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in ("system", "user", "source", "rewrite")}
+    names = ("system", "user", "source", "rewrite", "instructions")
+    return {name: Template((folder / f"{name}.md").read_text(encoding="utf-8")) for name in names}
 
 
 def rewrite_messages(question: str, history: Sequence[Turn], max_chars: int = 4000) -> list[dict]:
@@ -80,10 +81,15 @@ def build_prompt(
     max_context_tokens: int,
     answer_tokens: int,
     history: Sequence[Turn] = (),
+    instructions: str = "",
 ) -> Prompt:
-    """Pack whole sentences, most relevant evidence first, into what the budget leaves."""
+    """Pack whole sentences, most relevant evidence first, into what the budget leaves.
+
+    `instructions` are the caller's own (a /v1 system message): they follow the rules, which win."""
     templates = load_templates()
     system = templates["system"].substitute(refusal=REFUSAL)
+    if instructions:
+        system = system.rstrip("\n") + "\n" + templates["instructions"].substitute(instructions=defuse(instructions))
     frame = templates["user"].substitute(sources="", question=question, refusal=REFUSAL)
     history_tokens = sum(count(turn.content) + 4 for turn in history)
     budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens

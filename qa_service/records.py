@@ -368,12 +368,27 @@ class ModelRequest:
     history: list["Turn"] = field(default_factory=list)
     corpus: CorpusView | None = None
     about: tuple[str, ...] = ()
+    instructions: str = ""  # the caller's own (a /v1 system message): about form, under the prompt's rules
 
 
 @dataclass
 class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """A /v1/chat/completions body once checked: every option in it is honoured, or it was refused."""
+
+    question: str
+    history: list["Turn"] = field(default_factory=list)
+    instructions: str = ""  # the system and developer messages, in order
+    stream: bool = False
+    include_usage: bool = False  # stream_options.include_usage: a last chunk with the usage
+    max_tokens: int | None = None  # the smaller of max_tokens and max_completion_tokens
+    json_object: bool = False  # response_format json_object: the content is the answer as a JSON object
+    notes: tuple[str, ...] = ()  # options accepted without effect, each said in the reply's warnings
 
 
 @dataclass(frozen=True)
@@ -437,6 +452,7 @@ class Answer:
     refusal_explanation: str = ""
     asked: str = ""  # the question as the user typed it, when `question` (what was searched) differs
     did_you_mean: list[str] = field(default_factory=list)
+    truncated: bool = False  # cut at the caller's max_tokens; only /v1 asks for that, as finish_reason "length"
 
     @property
     def warnings(self) -> list[str]:

@@ -65,3 +65,15 @@ def token_counter(encoding: str = "cl100k_base") -> Callable[[str], int]:
 
 def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     return token_counter(encoding)(text)
+
+
+def cut_to_tokens(text: str, max_tokens: int, encoding: str = "cl100k_base") -> str:
+    """The longest start of `text` within `max_tokens` tokens (a caller's max_tokens), never half a character."""
+    codec = get_encoding(encoding)
+    tokens = codec.encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    cut = codec.decode(tokens[:max_tokens]).rstrip("\ufffd")  # a token may end inside a character
+    while cut and not text.startswith(cut):
+        cut = cut[:-1]
+    return cut or text[:1]  # one character at least: an empty answer would be no answer

@@ -14,7 +14,7 @@ from . import access, facade, metrics
 from .config import Settings, load_settings
 from .errors import QAError
 from .index import Index
-from .inputs import history_turns, k_value, question_text
+from .inputs import history_turns, k_value, paper_filter, question_text
 from .models import ChatModel
 from .openapi import openapi_spec
 from .records import Turn
@@ -107,7 +107,7 @@ def readyz() -> Any:
 def papers() -> Any:
     """Every paper; with q, those whose id, label, title or abstract holds it (the page's filter)."""
     read_store()
-    query = request.args.get("q", "").strip().lower()
+    query = paper_filter(request.args.get("q", ""), services().settings)
     if not query:
         listing = services().index.list_papers()
         return jsonify(papers=[{"id": p.id, "label": p.label, "title": p.title, "year": p.year} for p in listing], total=len(listing))
@@ -180,33 +180,44 @@ def ask_stream() -> Response:
     ))
 
 
+def error_response(status: int, code: str, message: str, param: str | None = None, headers: Any = ()) -> Response:
+    """Every error as JSON: in OpenAI's shape under /v1/ (what its clients read), else {"error": {code, message}}."""
+    if request.path.startswith("/v1/"):
+        body = facade.openai_error(status, code, message, param)
+    else:
+        body = {"error": {"code": code, "message": message}}
+    response = jsonify(body)
+    response.status_code = status
+    response.headers.extend(headers)
+    return response
+
+
 def register_errors(app: Flask) -> None:
     @app.errorhandler(QAError)
-    def qa_error(exc: QAError) -> tuple[Response, int]:
-        response = jsonify(exc.to_dict())
+    def qa_error(exc: QAError) -> Response:
         if exc.retry_after:  # e.g. an ingest is writing, or every model slot is taken: when to come back
-            response.headers["Retry-After"] = str(exc.retry_after)
             g.retry_after = exc.retry_after  # the rate limiter's headers must not replace it
-        return response, exc.status
+        return error_response(exc.status, exc.code, exc.message, exc.param, exc.headers())
 
     @app.errorhandler(ClientDisconnected)
-    def body_stalled(exc: ClientDisconnected) -> tuple[Response, int]:
+    def body_stalled(exc: ClientDisconnected) -> Response:
         """The body stopped short of its Content-Length: the client stalled past client_timeout, or left."""
-        message = "the request body stopped arriving before its Content-Length; send it whole"
-        return jsonify(error={"code": "request_timeout", "message": message}), 408
+        return error_response(408, "request_timeout", "the request body stopped arriving before its Content-Length; send it whole")
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> tuple[Response, int]:
+    def http_error(exc: HTTPException) -> Response:
+        """werkzeug's and flask-limiter's errors, with their headers (Allow on a 405, as RFC 9110 asks)."""
         code = (exc.name or "error").lower().replace(" ", "_")
         message = exc.description or exc.name
         if exc.code == 413:
             message = f"the request body is larger than {app.config['MAX_CONTENT_LENGTH']} bytes"
-        return jsonify(error={"code": code, "message": message}), exc.code or 500
+        headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        return error_response(exc.code or 500, code, message, headers=headers)
 
     @app.errorhandler(Exception)
-    def unexpected(exc: Exception) -> tuple[Response, int]:
+    def unexpected(exc: Exception) -> Response:
         log.exception("unhandled error")
-        return jsonify(error={"code": "internal_error", "message": "internal error; see the server log"}), 500
+        return error_response(500, "internal_error", "internal error; see the server log")
 
 
 def create_app(settings: Settings | None = None, *, index: Index | None = None, model: ChatModel | None = None) -> Flask:

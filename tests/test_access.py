@@ -174,3 +174,35 @@ def test_access_log_escapes_control_characters(seed_settings, seed_index, caplog
     line = record.getMessage()
     assert len(line.splitlines()) == 1 and line.isprintable() and FORGED in line
     assert str(record.path).isprintable()
+
+
+def test_a_401_says_how_to_authenticate_and_tells_a_wrong_key_from_a_missing_one(seed_settings, seed_index):
+    """RFC 6750: a Bearer challenge on every 401, with error="invalid_token" for a key that is wrong."""
+    client = app_with(seed_settings, seed_index, api_key="s3cret-key", rate_limit="").test_client()
+    body = {"question": "RouterArena"}
+    missing = client.post("/api/search", json=body)
+    malformed = client.post("/api/search", json=body, headers={"Authorization": "Basic czNjcmV0LWtleQ=="})
+    wrong = client.post("/api/search", json=body, headers={"Authorization": "Bearer wrong"})
+    assert [r.status_code for r in (missing, malformed, wrong)] == [401, 401, 401]
+    assert missing.headers["WWW-Authenticate"] == 'Bearer realm="qa-service"'
+    assert malformed.headers["WWW-Authenticate"] == 'Bearer realm="qa-service", error="invalid_request"'
+    assert wrong.headers["WWW-Authenticate"] == 'Bearer realm="qa-service", error="invalid_token"'
+    messages = [r.get_json()["error"]["message"] for r in (missing, malformed, wrong)]
+    assert len(set(messages)) == 3 and "not valid" in messages[2] and "s3cret" not in str(messages)
+    assert wrong.get_json()["error"]["code"] == "invalid_api_key"
+    v1 = client.get("/v1/models", headers={"Authorization": "Bearer wrong"})
+    assert v1.status_code == 401 and v1.headers["WWW-Authenticate"].startswith("Bearer")
+    assert v1.get_json()["error"] == {"message": messages[2], "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}
+    assert client.get("/v1/models", headers={"Authorization": "bearer s3cret-key"}).status_code == 200  # the scheme is case-blind
+
+
+def test_a_405_is_json_and_lists_the_allowed_methods(seed_settings, seed_index):
+    """RFC 9110: a 405 carries Allow; under /v1 the error is in OpenAI's shape."""
+    client = app_with(seed_settings, seed_index, rate_limit="").test_client()
+    for method, path, allowed in (("post", "/healthz", "GET"), ("delete", "/api/ask", "POST"), ("put", "/v1/models", "GET")):
+        response = getattr(client, method)(path)
+        assert response.status_code == 405 and response.is_json, path
+        assert allowed in response.headers["Allow"], path
+        error = response.get_json()["error"]
+        assert error["code"] == "method_not_allowed" and error["message"]
+        assert ("type" in error) == path.startswith("/v1/")

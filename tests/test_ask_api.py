@@ -13,6 +13,7 @@ from qa_service.errors import ModelError, ModelTimeout
 from qa_service.index import Index
 from qa_service.models import FakeModel, OpenAIChatModel
 from qa_service.prompting import REFUSAL
+from qa_service.tokens import count_tokens
 from qa_service.web import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.fake_openai import FakeOpenAI
@@ -55,6 +56,14 @@ def test_absent_topic_is_refused_without_calling_the_model(seed_settings, seed_i
     body = client.post("/api/ask", json={"question": "What is the best sourdough bread recipe?"}).get_json()
     assert body["answer"] == REFUSAL and body["insufficient_evidence"] and body["grounded"]
     assert body["citations"] == [] and fake.requests == [] and body["usage"] == {"prompt_tokens": 0, "completion_tokens": 0}
+
+
+def test_the_offline_model_s_usage_is_counted_with_tiktoken(seed_settings, seed_index):
+    """It reported 0 tokens read and written: the prompt it was given and its answer are counted as a model's would be."""
+    client = create_app(seed_settings.replace(rate_limit=""), index=seed_index).test_client()
+    body = client.post("/api/ask", json={"question": "What is RouterArena?"}).get_json()
+    assert body["model"] == "extractive" and body["usage"]["prompt_tokens"] > 100
+    assert body["usage"]["completion_tokens"] == count_tokens(body["answer"])
 
 
 def test_the_model_sees_the_sources_and_its_answer_is_checked(seed_settings, seed_index):
