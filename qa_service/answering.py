@@ -16,15 +16,17 @@ import numpy as np
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .config import Settings
+from .corpora import Corpora, Scope
 from .embeddings import VectorCache
 from .errors import ModelError
 from .followups import standalone_question
 from .index import Index
+from .metaquestions import Listing, answer as listing_answer, read_question
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from .records import (
-    REFUSAL, Answer, Delta, Final, IndexInfo, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn, Usage,
-    Verdict,
+    NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
+    Usage, Verdict,
 )
 from .questions import clean_question, is_plural, needs_context
 from .retrieval import Retriever
@@ -38,14 +40,14 @@ class IndexCorpus:
     Sentence vectors are kept (LRU by text): the same abstracts' sentences come back question
     after question, and embedding them once is what keeps sentence choice by meaning cheap."""
 
-    def __init__(self, index: Index, cache_size: int):
-        self.index = index
-        self._embed = index.local_embed()
+    def __init__(self, corpora: Corpora, cache_size: int):
+        self.corpora = corpora
+        self._embed = corpora.default.local_embed()
         self._cache = VectorCache(cache_size)
         self.local = self._embed is not None
 
     def idf(self, term: str) -> float:
-        return self.index.lexical.idf(term)
+        return self.corpora.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
         return self._cache.get_or_embed(texts, self._embed) if self._embed is not None else None
@@ -70,33 +72,48 @@ class Prepared:
     verdict: Verdict
     found: Retrieval
     timings: Timings = field(default_factory=Timings)
+    scope: Scope | None = None
+    listing: Listing | None = None  # a question about metadata, answered from the records
 
 
 class Answerer:
     """Holds the parts a question needs; built once per process by the composition root."""
 
-    def __init__(self, index: Index, settings: Settings, model: ChatModel):
+    def __init__(self, index: Index, settings: Settings, model: ChatModel, corpora: Corpora | None = None):
         self.index = index
         self.settings = settings
         self.model = model
-        self.retriever = Retriever(index, settings)
-        self.corpus = IndexCorpus(index, settings.sentence_cache_size)
+        self.corpora = corpora or Corpora(settings, index)
+        self.retriever = Retriever(index, settings, self.corpora)
+        self.corpus = IndexCorpus(self.corpora, settings.sentence_cache_size)
         self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None)
         self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
         self._count = token_counter(settings.tokenizer_encoding)
 
-    def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "") -> Prepared:
-        """Retrieve, decide once whether the evidence can answer, and build the prompt if it can."""
-        self.index.require_ready()
+    def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
+                scope: Scope | None = None) -> Prepared:
+        """Retrieve, decide once whether the evidence can answer, and build the prompt if it can.
+
+        A filter that leaves no paper, or a question about metadata, is answered without retrieval."""
+        scope = scope or self.corpora.scope()
+        scope.require_ready()
         started = time.perf_counter()
         asked = clean_question(question)
+        if scope.filter and not scope.matching():
+            verdict = Verdict.no(RefusalReason.NO_MATCH, scope.filter.describe())
+            return Prepared(asked, asked, None, verdict, Retrieval(asked), Timings(), scope)
         standalone = self.standalone(asked, history)
+        about = read_question(standalone, scope)
+        if about is not None:
+            listing = listing_answer(about, scope, self.settings.metadata_list_max)
+            timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
+            return Prepared(standalone, asked, None, Verdict.yes(), Retrieval(standalone), timings, scope, listing)
         if k is None and is_plural(standalone):
             k = max(self.settings.retrieval_k, self.settings.plural_k)  # a question about several papers needs a wider net
-        found = self.retriever.retrieve(standalone, k)
+        found = self.retriever.retrieve(standalone, k, scope=scope)
         verdict = self.judge.decide(standalone, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
-        prepared = Prepared(standalone, asked, None, verdict, found, timings)
+        prepared = Prepared(standalone, asked, None, verdict, found, timings, scope)
         if verdict.answerable and found.hits:
             prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
                                            self.settings.answer_tokens, history, instructions)
@@ -121,12 +138,12 @@ class Answerer:
                             corpus=self.corpus, about=prepared.verdict.about, instructions=instructions)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
-            max_tokens: int | None = None, instructions: str = "") -> Answer:
+            max_tokens: int | None = None, instructions: str = "", scope: Scope | None = None) -> Answer:
         """`max_tokens` cuts the answer (a refusal is never cut); `instructions` are the caller's own (see build_prompt)."""
         started = time.perf_counter()
-        prepared = self.prepare(question, k, history, instructions)
+        prepared = self.prepare(question, k, history, instructions, scope)
         if prepared.prompt is None:
-            return self._result(REFUSAL, prepared, Usage(), started)
+            return self._result(self._unprompted(prepared), prepared, Usage(), started)
         generate = time.perf_counter()
         completion = self.model.complete(self._request(prepared, max_tokens, instructions))
         prepared.timings.generate = (time.perf_counter() - generate) * 1000
@@ -135,14 +152,17 @@ class Answerer:
         return self._result(cut, prepared, completion.usage, started, truncated=cut != text)
 
     def stream(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
-               max_tokens: int | None = None, instructions: str = "") -> Iterator[StreamEvent]:
+               max_tokens: int | None = None, instructions: str = "", scope: Scope | None = None) -> Iterator[StreamEvent]:
         """Sources once retrieval is done, Delta events as the model writes, then one Final with the
         same Answer as ask(); a refusal is one Delta and the Final."""
         started = time.perf_counter()
-        prepared = self.prepare(question, k, history, instructions)
+        prepared = self.prepare(question, k, history, instructions, scope)
         if prepared.prompt is None:
-            yield Delta(REFUSAL)
-            yield Final(self._result(REFUSAL, prepared, Usage(), started))
+            text = self._unprompted(prepared)
+            if prepared.listing is not None and prepared.listing.sources:
+                yield Sources(prepared.question, prepared.listing.sources)
+            yield Delta(text)
+            yield Final(self._result(text, prepared, Usage(), started))
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
         generate = time.perf_counter()
@@ -167,18 +187,35 @@ class Answerer:
         prepared.timings.generate = (time.perf_counter() - generate) * 1000
         yield Final(self._result(written, prepared, usage, started, truncated=truncated))
 
+    @staticmethod
+    def _unprompted(prepared: Prepared) -> str:
+        """The answer when no model is asked: a list from the records, no paper under the filters, or the refusal."""
+        if prepared.listing is not None:
+            return prepared.listing.text
+        return NO_MATCH if prepared.verdict.reason is RefusalReason.NO_MATCH else REFUSAL
+
+    def _check(self, text: str, prepared: Prepared) -> CheckedAnswer:
+        """The citation check; an answer from the records is backed by them, and 'no paper matches' by the filter."""
+        if prepared.listing is not None:
+            return CheckedAnswer(text, prepared.listing.citations, grounded=True)
+        if prepared.verdict.reason is RefusalReason.NO_MATCH:
+            return CheckedAnswer(text, grounded=True, refused=True)
+        return self.checker.check(text, prepared.prompt.sources if prepared.prompt else [])
+
     def _cut(self, text: str, max_tokens: int | None) -> str:
         return text if max_tokens is None else cut_to_tokens(text, max_tokens, self.settings.tokenizer_encoding)
 
     def _result(self, text: str, prepared: Prepared, usage: Usage, started: float, truncated: bool = False) -> Answer:
         if prepared.prompt is not None and usage == Usage():  # the model counts nothing (the extractive one): tiktoken does
             usage = Usage(prepared.prompt.prompt_tokens, self._count(text))
-        sources = prepared.prompt.sources if prepared.prompt else []
-        checked = self.checker.check(text, sources)
+        sources = [s.to_ref() for s in prepared.prompt.sources] if prepared.prompt else []
+        if prepared.listing is not None:
+            sources = prepared.listing.sources
+        checked = self._check(text, prepared)
         if not checked.answer:
             raise ModelError("the model returned an empty answer")
         prepared.timings.total = (time.perf_counter() - started) * 1000
-        stats = self.index.stats()
+        scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict
         reason = verdict.reason if not verdict.answerable else (RefusalReason.NOT_STATED if checked.refused else None)
         labels = {h.paper_id: h.label for h in prepared.found.hits}
@@ -186,18 +223,20 @@ class Answerer:
         return Answer(
             answer=checked.answer,
             citations=checked.citations,
-            sources=[s.to_ref() for s in sources],
+            sources=sources,
             grounded=checked.grounded,
             insufficient_evidence=checked.refused,
             issues=checked.issues,
             question=prepared.question,
-            model=self.model.name,
+            model="records" if prepared.listing is not None else self.model.name,
             usage=usage,
             timings=prepared.timings,
-            index=IndexInfo(stats["papers"], stats["built_at"], stats["embedding_model"]),
+            index=scope.info(),
             refusal_reason=reason,
             refusal_explanation=reason.explain(verdict.detail, about) if reason else "",
             asked=prepared.asked,
             did_you_mean=prepared.found.suggestions,
             truncated=truncated,
+            corpora=scope.names,
+            filters=scope.filter.to_dict(),
         )

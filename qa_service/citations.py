@@ -83,7 +83,7 @@ class CitationChecker:
         spans = sentence_spans(text) or [(0, len(text))]
         exact = text.find(claim)
         if exact >= 0:  # quoted verbatim: the best possible support
-            return Citation(source.n, source.paper_id, source.label, claim, exact, exact + len(claim), 1.0, True, sentence_index)
+            return Citation(source.n, source.paper_id, source.label, claim, exact, exact + len(claim), 1.0, True, sentence_index, source.corpus)
         claim_terms = set(analyze(claim)) - set(analyze(source.label))  # citing the paper already names it
         weight = sum(self.idf(t) for t in claim_terms) or 1.0
         numbers = [n for n in _NUMBER.findall(claim) if not re.fullmatch(r"\d", n)]
@@ -103,7 +103,8 @@ class CitationChecker:
         numbers_ok = all(num in text for num in numbers)
         score = scores[best] if numbers_ok else min(scores[best], self.threshold - 0.01)
         start, end = spans[best]
-        return Citation(source.n, source.paper_id, source.label, text[start:end], start, end, score, score >= self.threshold, sentence_index)
+        return Citation(source.n, source.paper_id, source.label, text[start:end], start, end, score, score >= self.threshold, sentence_index,
+                        source.corpus)
 
 
 def _rewrite_markers(sentence: str, by_n: dict) -> str:

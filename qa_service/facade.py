@@ -16,13 +16,28 @@ from typing import Any
 from flask import Blueprint, jsonify
 
 from .errors import NotFound, QAError
-from .inputs import MODEL_ID, chat_request
+from .filters import parse_metadata
+from .inputs import MODEL_ID, MODEL_SEPARATOR, chat_request
 from .records import Answer, ChatRequest, Delta, Final, StreamEvent
 from .sse import event_stream
 from .tokens import token_counter
 from .webctx import json_body, observe, read_store, services, stream_holding_store
 
 MODEL = {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": "qa-service"}
+
+
+def model_ids() -> list[str]:
+    """qa-service (every corpus), then qa-service:<corpus> for each corpus; only the first when the store cannot say."""
+    try:
+        read_store()
+        names = services().corpora.names()
+    except QAError:
+        names = []
+    return [MODEL_ID, *(f"{MODEL_ID}{MODEL_SEPARATOR}{name}" for name in names)]
+
+
+def model_entry(model_id: str) -> dict:
+    return {**MODEL, "id": model_id}
 IGNORED_INSTRUCTIONS = ("the system message was not applied: the offline extractive model answers with the sources' own "
                         "sentences and cannot follow instructions (a model set with QA_MODEL / OPENAI_API_KEY does)")
 
@@ -42,7 +57,8 @@ def sources_block(answer: Answer) -> str:
         cited.setdefault(citation.n, citation)
     if not cited:
         return ""
-    lines = [f"[{n}] {c.label} ({c.paper_id})" for n, c in sorted(cited.items())]
+    several = len(answer.corpora) > 1  # then each source says which corpus holds it
+    lines = [f"[{n}] {c.label} ({c.paper_id}{', ' + c.corpus if several and c.corpus else ''})" for n, c in sorted(cited.items())]
     return "\n\nSources:\n" + "\n".join(lines)
 
 
@@ -85,37 +101,43 @@ def finish_reason(answer: Answer) -> str:
 
 @blueprint.get("/v1/models")
 def models() -> Any:
-    return jsonify(object="list", data=[MODEL])
+    return jsonify(object="list", data=[model_entry(model_id) for model_id in model_ids()])
 
 
 @blueprint.get("/v1/models/<path:model_id>")
 def model(model_id: str) -> Any:
-    if model_id != MODEL_ID:
-        raise NotFound(f"the model {model_id!r} does not exist here: this service is one model, {MODEL_ID!r}",
+    known = model_ids()
+    if model_id not in known:
+        raise NotFound(f"the model {model_id!r} does not exist here: the models are {', '.join(known)}",
                        code="model_not_found", param="model")
-    return jsonify(MODEL)
+    return jsonify(model_entry(model_id))
 
 
 @blueprint.post("/v1/chat/completions")
 def chat_completions() -> Any:
-    chat = chat_request(json_body(), services().settings)
+    body = json_body()
+    settings = services().settings
+    chat = chat_request(body, settings, model_ids())
+    only = parse_metadata(body.get("metadata"), settings)
     notes = notes_for(chat)
     completion_id, created = f"chatcmpl-{uuid.uuid4().hex[:24]}", int(time.time())
-    read_store()
+    model_name = f"{MODEL_ID}{MODEL_SEPARATOR}{chat.corpus}" if chat.corpus else MODEL_ID  # the reply names the model asked
+    scope = services().corpora.scope([chat.corpus] if chat.corpus else None, only)
     answerer = services().answerer
     if not chat.stream:
-        answer = answerer.ask(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions)
+        answer = answerer.ask(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions,
+                              scope=scope)
         observe(answer)
         content = content_of(answer, chat)
         return jsonify(
-            id=completion_id, object="chat.completion", created=created, model=MODEL_ID,
+            id=completion_id, object="chat.completion", created=created, model=model_name,
             choices=[{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason(answer),
                       "logprobs": None}],
             usage=usage_of(answer, content), **_extras(answer, notes),
         )
 
     def chunk(delta: dict, finish: str | None = None, **extra: Any) -> str:
-        payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL_ID,
+        payload = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_name,
                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
         return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
@@ -127,7 +149,7 @@ def chat_completions() -> Any:
             tail = content_of(answer, chat) if chat.json_object else sources_block(answer)
             last = chunk({"content": tail}, finish_reason(answer), **_extras(answer, notes))
             if chat.include_usage:  # OpenAI's usage chunk: no choices, after the last one
-                usage = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": MODEL_ID,
+                usage = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model_name,
                          "choices": [], "usage": usage_of(answer, content_of(answer, chat))}
                 last += f"data: {json.dumps(usage)}\n\n"
             return last
@@ -137,7 +159,8 @@ def chat_completions() -> Any:
         return f"data: {json.dumps(openai_error(exc.status, exc.code, exc.message, exc.param))}\n\n"
 
     return stream_holding_store(event_stream(
-        answerer.stream(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions),
+        answerer.stream(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions,
+                        scope=scope),
         write=write, fail=fail, on_final=observe,
         prefix=chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
     ))

@@ -26,6 +26,7 @@ from .chunking import chunk_text
 from .config import Settings
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed, QAError, StoreBusy, StoreDamaged
+from .filters import FIELDS_VERSION, MARK, record_fields, written_fields
 from .lexical import LexicalIndex, empty_lexical
 from .locking import StoreLocks
 from .manifest import ManifestFiles, ManifestRead
@@ -75,6 +76,7 @@ class Index:
         self._manifest_cache: ManifestRead | None = None
         self._manifest_read_at = 0.0
         self._stats: dict | None = None
+        self.shared: Any = None  # the registry of corpora sharing this index's client (corpora.py): it reopens them all
 
     # -- opening ---------------------------------------------------------------
     def _open(self, client: Any = None) -> None:
@@ -113,13 +115,25 @@ class Index:
         client keeps the vector index in memory and would go on answering from the old one."""
         if generation is None or generation == self._generation:
             return
+        if self.shared is not None:  # one client for several corpora: closing it is for all of them at once
+            self.shared.follow(generation)
+            return
         with self._reopen_lock:
             if generation == self._generation:
                 return
             close_client(self.client)
-            self._open()  # on failure the generation stays old: the next request tries again
-            self._generation = generation
-            self._manifest_cache, self._stats = None, None
+            self.reopen(open_client(self.settings), generation)
+
+    @property
+    def generation(self) -> str | None:
+        """The store's generation this index last read (locking.py): a newer one means reopen."""
+        return self._generation
+
+    def reopen(self, client: Any, generation: str | None) -> None:
+        """Read the store through a new client (on failure the generation stays old: the next request tries again)."""
+        self._open(client)
+        self._generation = generation
+        self._manifest_cache, self._stats = None, None
 
     @contextmanager
     def writer(self, on_wait: Notify | None = None) -> Iterator[None]:
@@ -268,7 +282,8 @@ class Index:
         broken = {pid for pid, hashes in existing.items() if held.get(pid, set()) != expected_chunk_ids(pid, hashes.n_chunks)}
         todo = [p for p in papers if p.id in broken or existing.get(p.id, StoredHashes()).embed_hash != self.embed_hash(p)]
         embedding = {p.id for p in todo}
-        relabel = [p for p in papers if p.id not in embedding and existing[p.id].content_hash != p.content_hash]
+        unmarked = set(existing) - set(self.papers.get(where={MARK: FIELDS_VERSION}, include=[])["ids"]) if existing else set()
+        relabel = [p for p in papers if p.id not in embedding and (existing[p.id].content_hash != p.content_hash or p.id in unmarked)]
         wanted = {p.id for p in papers}
         stale = sorted((set(existing) | set(held)) - wanted) if sync else []
         changed = bool(todo or stale or relabel)
@@ -291,7 +306,10 @@ class Index:
                 progress(len(papers) - len(todo))
             for begin in range(0, len(relabel), 1000):  # metadata only (a title, a label): nothing re-embedded
                 batch = relabel[begin : begin + 1000]
-                self.papers.update(ids=[p.id for p in batch], metadatas=[self._paper_metadata(p, existing[p.id].n_chunks) for p in batch])
+                self.papers.update(ids=[p.id for p in batch], metadatas=[{**self._paper_metadata(p, existing[p.id].n_chunks), **record_fields(p)} for p in batch])
+                chunk_fields = [(cid, record_fields(p)) for p in batch for cid in sorted(expected_chunk_ids(p.id, existing[p.id].n_chunks))]
+                if chunk_fields:  # the filter fields travel with the chunks, where the dense side filters
+                    self.chunks.update(ids=[cid for cid, _ in chunk_fields], metadatas=[fields for _, fields in chunk_fields])
                 ledger.update({p.id: existing[p.id]._replace(content_hash=p.content_hash) for p in batch})
             for pid in stale:
                 self._delete_paper(pid, held.get(pid, set()) | expected_chunk_ids(pid, existing.get(pid, StoredHashes()).n_chunks))
@@ -352,7 +370,8 @@ class Index:
             ids=[c.id for c in flat],
             embeddings=vectors,
             documents=[c.text for c in flat],
-            metadatas=[{"paper_id": c.paper_id, "position": c.position, "start": c.start, "end": c.end} for c in flat],
+            metadatas=[{"paper_id": c.paper_id, "position": c.position, "start": c.start, "end": c.end, **fields}
+                       for p, chunks in zip(papers, chunks_by_paper) for fields in [written_fields(p)] for c in chunks],
         )
         paper_vectors, offset = [], 0
         for chunks in chunks_by_paper:
@@ -372,7 +391,7 @@ class Index:
             "label": paper.label, "title": paper.title, "source": paper.source, "abstract": paper.abstract,
             "authors": json.dumps(paper.authors), "keywords": json.dumps(paper.keywords), "year": paper.year or 0,
             "venue": paper.venue, "url": paper.url, "content_hash": paper.content_hash,
-            "embed_hash": self.embed_hash(paper), "n_chunks": n_chunks,
+            "embed_hash": self.embed_hash(paper), "n_chunks": n_chunks, **written_fields(paper),
         }
 
     def _delete_paper(self, paper_id: str, chunk_ids: set[str]) -> None:
@@ -431,14 +450,15 @@ class Index:
         found = self.chunks.get(ids=list(ids), include=["documents", "metadatas"])
         return {cid: {"text": doc, **meta} for cid, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])}
 
-    def dense_chunks(self, question: str, n: int) -> list[tuple[str, float, dict]]:
-        """(chunk id, cosine similarity, chunk record), best first."""
+    def dense_chunks(self, question: str, n: int, where: dict | None = None) -> list[tuple[str, float, dict]]:
+        """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) restricts the search itself."""
         total = self.stats()["chunks"]
         if total == 0:
             return []
         vector = self.embedder.embed_query([question])[0]
         found = self.chunks.query(
-            query_embeddings=[vector], n_results=min(n, total), include=["documents", "metadatas", "distances"]
+            query_embeddings=[vector], n_results=min(n, total), include=["documents", "metadatas", "distances"],
+            **({"where": where} if where else {}),
         )
         rows = list(zip(found["ids"][0], found["documents"][0], found["metadatas"][0], found["distances"][0]))
         lost = [cid for cid, doc, meta, _ in rows if doc is None or meta is None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from .config import Settings
 from .errors import BadRequest, PayloadTooLarge
@@ -121,9 +121,35 @@ CHAT_OPTIONS: dict[str, dict] = {
     "modalities": {"type": "array", "nullable": True, "items": {"type": "string", "enum": ["text"]}},
     "user": {"type": "string", "nullable": True},
     "store": {"type": "boolean", "nullable": True},
-    "metadata": {"type": "object", "nullable": True},
+    "metadata": {"type": "object", "nullable": True},  # the metadata filters: see chat_options
     "service_tier": {"type": "string", "nullable": True},
 }
+MODEL_SEPARATOR = ":"  # qa-service:<corpus> asks one corpus
+
+
+def filter_text_schema(settings: Settings) -> dict:
+    """One text value of a metadata filter (venue, author, keyword), as filters.parse_filters checks it."""
+    return {"type": "string", "minLength": 1, "maxLength": settings.max_filter_chars, "pattern": VISIBLE_PATTERN}
+
+
+def filters_schema(settings: Settings) -> dict:
+    """A request's `filters` object: each field one value or a list of them, AND across fields, OR within one."""
+    def one_or_list(item: dict) -> dict:
+        return {"oneOf": [item, {"type": "array", "minItems": 1, "maxItems": settings.max_filter_values, "items": item}]}
+    year = {"type": "integer", "minimum": 1, "maximum": 9999}
+    text = filter_text_schema(settings)
+    return {"type": "object", "nullable": True, "additionalProperties": False,
+            "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list.",
+            "properties": {"year": one_or_list(year), "venue": one_or_list(text), "author": one_or_list(text), "keyword": one_or_list(text)}}
+
+
+def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
+    """CHAT_OPTIONS for this server: the model ids it has (one per corpus), and `metadata` as filters
+    (OpenAI's metadata values are strings, so a year is "2026")."""
+    text = filter_text_schema(settings)
+    metadata = {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
+        "year": {"type": "string", "pattern": "^[0-9]{1,4}$", "description": 'a year of at most four digits, such as "2026"'}, "venue": text, "author": text, "keyword": text}}
+    return {**CHAT_OPTIONS, "model": {"type": "string", "enum": list(models)}, "metadata": metadata}
 # Why a value outside the schema is refused, where the schema alone does not say it.
 _WHY = {
     "n": "one choice is returned: the answer is deterministic, so more choices would be copies",
@@ -169,6 +195,12 @@ def violation(value: Any, schema: dict, name: str) -> str | None:
     allowed = [v for v in schema.get("enum", []) if v is not None]
     if allowed and value not in allowed:
         return f"'{name}' must be " + " or ".join(json.dumps(v) for v in allowed)
+    if kind == "string" and len(value) < schema.get("minLength", 0):
+        return f"'{name}' must not be empty"
+    if kind == "string" and len(value) > schema.get("maxLength", len(value)):
+        return f"'{name}' is longer than {schema['maxLength']} characters"
+    if kind == "string" and "pattern" in schema and not re.search(schema["pattern"], value):
+        return f"'{name}' must be {schema.get('description') or 'a text with a visible character'}"
     if "minimum" in schema and value < schema["minimum"]:
         return f"'{name}' must be at least {schema['minimum']}"
     if "maximum" in schema and value > schema["maximum"]:
@@ -185,18 +217,21 @@ def violation(value: Any, schema: dict, name: str) -> str | None:
     return None
 
 
-def chat_request(body: dict, settings: Settings) -> ChatRequest:
-    """A /v1/chat/completions body: each option honoured, or refused here with the reason (400)."""
+def chat_request(body: dict, settings: Settings, models: Sequence[str] = (MODEL_ID,)) -> ChatRequest:
+    """A /v1/chat/completions body: each option honoured, or refused here with the reason (400).
+
+    `models`: the ids this server has, qa-service (every corpus) and qa-service:<corpus> for each."""
+    options = chat_options(settings, models)
     for name, value in body.items():
         if name in REFUSED_OPTIONS:
             raise BadRequest(f"'{name}' is not supported: {REFUSED_OPTIONS[name]}", code="unsupported_parameter", param=name)
-        if name != "messages" and name not in CHAT_OPTIONS:
+        if name != "messages" and name not in options:
             raise BadRequest(f"Unrecognized request argument supplied: {name}", code="unknown_parameter", param=name)
     model = body.get("model", MODEL_ID)
-    if isinstance(model, str) and model != MODEL_ID:
-        raise BadRequest(f"the model {model!r} does not exist here: this service is one model, {MODEL_ID!r} (see GET /v1/models)",
+    if isinstance(model, str) and model not in models:
+        raise BadRequest(f"the model {model!r} does not exist here: the models are {', '.join(models)} (see GET /v1/models)",
                          code="model_not_found", param="model")
-    for name, schema in CHAT_OPTIONS.items():
+    for name, schema in options.items():
         if name in body and (problem := violation(body[name], schema, name)):
             raise BadRequest(problem + (f" ({_WHY[name]})" if name in _WHY else ""), param=name)
     question, history, instructions = chat_messages(body.get("messages"), settings)
@@ -209,6 +244,7 @@ def chat_request(body: dict, settings: Settings) -> ChatRequest:
         max_tokens=min(caps) if caps else None,
         json_object=given.get("response_format", {}).get("type") == "json_object",
         notes=tuple(_sampling_notes(given)),
+        corpus=model.partition(MODEL_SEPARATOR)[2] if isinstance(model, str) else "",
     )
 
 

@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import bm25s
 import numpy as np
@@ -106,13 +106,23 @@ class LexicalIndex:
             weights += present * self.idf(term)
         return {pid: float(w) / total for pid, w in zip(paper_ids, weights)}
 
-    def search(self, question: str, n: int) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score) best first; empty when no term of the question is indexed."""
+    def search(self, question: str, n: int, weights: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) best first; empty when no term of the question is indexed. `weights`
+        (see `allow`) zeroes chunks before the top n are taken, so a filter still returns n when n match."""
         terms = [t for t in analyze(question) if t in self._vocab]
         if not terms or not self.chunk_ids:
             return []
-        docs, scores = self.retriever.retrieve([terms], k=min(n, len(self.chunk_ids)), show_progress=False)
+        docs, scores = self.retriever.retrieve([terms], k=min(n, len(self.chunk_ids)), show_progress=False, weight_mask=weights)
         return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def allow(self, paper_ids: Iterable[str]) -> np.ndarray:
+        """A weight per chunk: 1 for the chunks of these papers, 0 for every other (BM25 over the allowed chunks)."""
+        allowed = np.zeros(len(self._paper_ids), dtype=np.float32)
+        for pid in paper_ids:
+            at = self._paper_index.get(pid)
+            if at is not None:
+                allowed[at] = 1.0
+        return allowed[self._chunk_paper]
 
     def save(self, folder: Path) -> None:
         """Write to a temp folder, then swap it in, so a reader never sees half an index.

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from .config import Settings
-from .inputs import CHAT_OPTIONS, MODEL_ID, VISIBLE_PATTERN
+from .corpora import NAME_PATTERN
+from .filters import FIELDS
+from .inputs import MODEL_ID, MODEL_SEPARATOR, VISIBLE_PATTERN, chat_options, filter_text_schema, filters_schema
 from .records import Answer, IssueKind, RefusalReason
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -47,8 +49,29 @@ def question_schema(settings: Settings) -> dict:
                            f"removed; longer is 413), with at least one visible character."}
 
 
-def openapi_spec(settings: Settings) -> dict[str, Any]:
-    """The document of what this server, with these settings, does: limits, auth and budgets included."""
+def corpus_schema(corpora: list[str]) -> dict:
+    """One corpus name: those the store holds when it can say (an unknown one is a 404), else the name's form."""
+    return {"type": "string", "enum": corpora} if corpora else {"type": "string", "pattern": NAME_PATTERN}
+
+
+def corpus_parameter(corpora: list[str]) -> dict:
+    return {"name": "corpus", "in": "query", "required": False, "style": "form", "explode": True,
+            "description": "The corpora to read (repeat it for several); none: every corpus",
+            "schema": {"type": "array", "minItems": 1, "items": corpus_schema(corpora)}}
+
+
+def filter_parameters(settings: Settings) -> list[dict]:
+    """?year=&venue=&author=&keyword=: the metadata filters of a GET route, each repeatable."""
+    year = {"type": "integer", "minimum": 1, "maximum": 9999}
+    return [{"name": name, "in": "query", "required": False, "style": "form", "explode": True,
+             "description": f"Only papers with this {name} (repeat it for any of several)",
+             "schema": {"type": "array", "minItems": 1, "maxItems": settings.max_filter_values,
+                        "items": year if name == "year" else filter_text_schema(settings)}} for name in FIELDS]
+
+
+def openapi_spec(settings: Settings, corpora: list[str] | None = None) -> dict[str, Any]:
+    """The document of what this server, with these settings and corpora, does: limits, auth and budgets included."""
+    corpora = corpora or []
     keyed = bool(settings.api_key)
     security = {"security": [{"ApiKey": []}]} if keyed else {}
     open_route = {"security": []} if keyed else {}
@@ -58,22 +81,29 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
     paths = {
         "/healthz": {"get": {"operationId": "health", "summary": "The process is up", **open_route,
                              "responses": {"200": _json({"$ref": "#/components/schemas/Health"}, "Up")}}},
-        "/readyz": {"get": {"operationId": "ready", "summary": "The index can answer", **open_route, "responses": {
+        "/readyz": {"get": {"operationId": "ready", "summary": "The index can answer", **open_route,
+            "parameters": [corpus_parameter(corpora)], "responses": {
             "200": _json({"$ref": "#/components/schemas/Health"}, "Ready"),
-            "503": _json({"type": "object", "required": ["status", "error"]}, "Not ready")}}},
-        "/api/info": {"get": {"operationId": "getInfo", "summary": "What answers, over which corpus", **open_route, "responses": {
-            "200": _json({"$ref": "#/components/schemas/Info"}, "What answers"), **_errors(*([429] if budget else []))}}},
+            "503": _json({"type": "object", "required": ["status", "error"]}, "Not ready"), **_errors(400, 404, 414)}}},
+        "/api/info": {"get": {"operationId": "getInfo", "summary": "What answers, over which corpora", **open_route,
+            "parameters": [corpus_parameter(corpora)], "responses": {
+            "200": _json({"$ref": "#/components/schemas/Info"}, "What answers"), **_errors(*([429] if budget else []), 400, 404, 414)}}},
+        "/api/corpora": {"get": {"operationId": "listCorpora", "summary": "The corpora, with the years and venues of their papers",
+            **security, "parameters": [corpus_parameter(corpora)],
+            "responses": {"200": _json({"$ref": "#/components/schemas/CorpusList"}, "Corpora"), **api, **_errors(400, 404, 414)}}},
         "/api/papers": {"get": {"operationId": "listPapers", "summary": "The indexed papers, optionally filtered", **security,
             "parameters": [{"name": "q", "in": "query", "required": False, "description": "Part of an id, label or title",
-                            "schema": {"type": "string", "maxLength": settings.max_filter_chars}}],
-            "responses": {"200": _json({"$ref": "#/components/schemas/PaperList"}, "Papers"), **api, **_errors(400, 414)}}},
+                            "schema": {"type": "string", "maxLength": settings.max_filter_chars}},
+                           corpus_parameter(corpora), *filter_parameters(settings)],
+            "responses": {"200": _json({"$ref": "#/components/schemas/PaperList"}, "Papers"), **api, **_errors(400, 404, 414)}}},
         "/api/papers/{paper_id}": {"get": {"operationId": "getPaper", "summary": "One paper", **security,
-            "parameters": [{"name": "paper_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}],
-            "responses": {"200": _json({"$ref": "#/components/schemas/Paper"}, "One paper"), **api, **_errors(404, 414)}}},
+            "parameters": [{"name": "paper_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}},
+                           corpus_parameter(corpora)],
+            "responses": {"200": _json({"$ref": "#/components/schemas/Paper"}, "One paper"), **api, **_errors(400, 404, 414)}}},
         "/metrics": {"get": {"operationId": "metrics", "summary": "Prometheus metrics", **open_route, "responses": {
             "200": {"description": "Prometheus metrics", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
-        **_question_paths(settings, security, api, answers),
-        **_openai_paths(settings, security, keyed, budget, answers),
+        **_question_paths(settings, security, api, answers, corpora),
+        **_openai_paths(settings, security, keyed, budget, answers, corpora),
     }
     components: dict[str, Any] = {"schemas": _schemas()}
     if keyed:
@@ -87,20 +117,24 @@ def openapi_spec(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _question_paths(settings: Settings, security: dict, api: dict, answers: bool) -> dict:
+def _question_paths(settings: Settings, security: dict, api: dict, answers: bool, corpora: list[str]) -> dict:
     question = question_schema(settings)
+    name = corpus_schema(corpora)
+    scope = {"corpus": {"oneOf": [name, {"type": "array", "minItems": 1, "items": name}],
+                        "description": "The corpus to read, or a list of them; none: every corpus"},
+             "filters": filters_schema(settings)}
     k = {"type": "integer", "minimum": 1, "maximum": settings.max_k}
     turn = {"type": "object", "required": ["role", "content"], "properties": {
         "role": {"type": "string", "enum": ["user", "assistant"]}, "content": {"type": "string", "maxLength": settings.max_history_chars}}}
     history = {"type": "array", "nullable": True, "items": turn, "maxItems": settings.max_history_turns}
-    ask_body = {"type": "object", "required": ["question"], "properties": {"question": question, "k": k, "history": history}}
-    body_errors = _errors(400, 408, 413, 415)  # 408: the body stalled past client_timeout
+    ask_body = {"type": "object", "required": ["question"], "properties": {"question": question, "k": k, "history": history, **scope}}
+    body_errors = _errors(400, 404, 408, 413, 415)  # 408: the body stalled past client_timeout; 404: an unknown corpus
     answer_errors = {**api, **_errors(*([429] if answers else [])), **body_errors, **_errors(502, 504)}
     events = {"type": "object", "required": ["event", "data"], "properties": {
         "event": {"type": "string", "enum": ["sources", "delta", "final", "error"]}, "data": {"type": "string"}}}
     return {
         "/api/search": {"post": {"operationId": "search", "summary": "The papers most relevant to a question", **security,
-            "requestBody": _body({"type": "object", "required": ["question"], "properties": {"question": question, "k": k}}),
+            "requestBody": _body({"type": "object", "required": ["question"], "properties": {"question": question, "k": k, **scope}}),
             "responses": {"200": _json({"$ref": "#/components/schemas/SearchResults"}, "Ranked papers"), **api, **body_errors}}},
         "/api/ask": {"post": {"operationId": "ask", "summary": "A cited answer, or a refusal with its reason", **security,
             "requestBody": _body(ask_body),
@@ -113,7 +147,7 @@ def _question_paths(settings: Settings, security: dict, api: dict, answers: bool
     }
 
 
-def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool, answers: bool) -> dict:
+def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool, answers: bool, corpora: list[str]) -> dict:
     """The OpenAI-compatible routes: their errors are in OpenAI's shape, as its clients read them."""
     limited = [429] if budget else []
     common = _errors(*([401] if keyed else []), *limited, shape=OPENAI_ERROR)
@@ -126,7 +160,7 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
                 "200": _json({"$ref": "#/components/schemas/Model"}, "The model"), **common, **_errors(404, shape=OPENAI_ERROR),
                 **_errors(414)}}},
         "/v1/chat/completions": {"post": {"operationId": "createChatCompletion", "summary": "An answer as an OpenAI chat completion",
-            **security, "requestBody": _body(chat_body_schema(settings)), "responses": {
+            **security, "requestBody": _body(chat_body_schema(settings, model_ids(corpora))), "responses": {
                 "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
                                     "text/event-stream": {"schema": {"type": "object", "required": ["data"],
@@ -135,7 +169,12 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
     }
 
 
-def chat_body_schema(settings: Settings) -> dict:
+def model_ids(corpora: list[str]) -> list[str]:
+    """qa-service (every corpus), and qa-service:<corpus> for each."""
+    return [MODEL_ID, *(f"{MODEL_ID}{MODEL_SEPARATOR}{name}" for name in corpora)]
+
+
+def chat_body_schema(settings: Settings, models: list[str] | None = None) -> dict:
     """The /v1/chat/completions body as inputs.chat_request checks it: options from CHAT_OPTIONS, messages by role.
     Which message is last cannot be said in JSON Schema: the last one must be the user's question."""
     text = {"type": "string", "maxLength": settings.max_history_chars}
@@ -154,7 +193,7 @@ def chat_body_schema(settings: Settings) -> dict:
                     message(["system", "developer"], {"oneOf": [text, parts(text)]}),
                 ]}}
     return {"type": "object", "required": ["messages"], "additionalProperties": False,
-            "properties": {"messages": messages, **CHAT_OPTIONS}}
+            "properties": {"messages": messages, **chat_options(settings, models or [MODEL_ID])}}
 
 
 def _schemas() -> dict:
@@ -163,7 +202,8 @@ def _schemas() -> dict:
     evidence = {"type": "object", "required": ["text", "start", "end"], "properties": {"text": string, "start": integer, "end": integer}}
     citation = {"type": "object", "required": ["n", "paper_id", "label", "quote", "start", "end", "score", "supported"], "properties": {
         "n": integer, "paper_id": string, "label": string, "quote": string, "start": integer, "end": integer,
-        "score": number, "supported": boolean, "sentence": integer}}
+        "score": number, "supported": boolean, "sentence": integer, "corpus": string}}
+    counts = {"type": "object", "additionalProperties": integer}  # per corpus, per year, per venue
     index = {"type": "object", "required": ["papers", "built_at", "embedding_model"], "properties": {
         "papers": integer, "chunks": integer, "built_at": nullable_string, "embedding_model": nullable_string}}
     model = {"type": "object", "required": ["id", "object", "created", "owned_by"], "properties": {
@@ -171,21 +211,28 @@ def _schemas() -> dict:
     return {
         "Error": {"type": "object", "required": ["error"], "properties": {"error": {
             "type": "object", "required": ["code", "message"], "properties": {"code": string, "message": string}}}},
-        "Health": {"type": "object", "required": ["status", "papers"], "properties": {"status": string, "papers": integer}},
+        "Health": {"type": "object", "required": ["status", "papers"], "properties": {"status": string, "papers": integer,
+                                                                                   "corpora": counts}},
         "Info": {"type": "object", "required": ["model", "auth_required", "index"], "properties": {
-            "model": nullable_string, "auth_required": boolean, "index": index,
+            "model": nullable_string, "auth_required": boolean, "index": index, "corpora": {"type": "array", "items": string},
             "limits": {"type": "object", "properties": {"question_chars": integer, "history_turns": integer, "history_chars": integer}}}},
-        "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {"total": integer, "papers": {
+        "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {"total": integer, "corpora": counts, "papers": {
             "type": "array", "items": {"type": "object", "required": ["id", "label"], "properties": {
                 "id": string, "label": string, "title": string, "year": {"type": "integer", "nullable": True},
-                "snippet": string}}}}},
+                "venue": string, "corpus": string, "snippet": string}}}}},
+        "CorpusList": {"type": "object", "required": ["corpora"], "properties": {"corpora": {"type": "array", "items": {
+            "type": "object", "required": ["name", "default", "papers", "version", "embedding_model"], "properties": {
+                "name": string, "default": boolean, "papers": integer, "chunks": integer, "version": nullable_string,
+                "built_at": nullable_string, "embedding_model": nullable_string, "years": counts, "venues": counts}}}}},
         "Paper": {"type": "object", "required": ["id", "label", "text", "abstract"], "properties": {
-            "id": string, "label": string, "title": string, "text": string, "abstract": string, "source": string,
+            "id": string, "label": string, "title": string, "text": string, "abstract": string, "source": string, "corpus": string,
             "authors": {"type": "array", "items": string}, "keywords": {"type": "array", "items": string},
             "year": {"type": "integer", "nullable": True}, "venue": string, "url": string}},
-        "SearchResults": {"type": "object", "required": ["results"], "properties": {"results": {"type": "array", "items": {
+        "SearchResults": {"type": "object", "required": ["results"], "properties": {
+            "corpora": {"type": "array", "items": string}, "filters": _applied_filters(),
+            "results": {"type": "array", "items": {
             "type": "object", "required": ["paper_id", "label", "score", "evidence"], "properties": {
-                "paper_id": string, "label": string, "score": number, "evidence": {"type": "array", "items": evidence}}}}}},
+                "paper_id": string, "label": string, "corpus": string, "score": number, "evidence": {"type": "array", "items": evidence}}}}}},
         "OpenAIError": {"type": "object", "required": ["error"], "properties": {"error": {
             "type": "object", "required": ["message", "type", "param", "code"], "properties": {
                 "message": string, "type": string, "param": nullable_string, "code": nullable_string}}}},
@@ -195,7 +242,7 @@ def _schemas() -> dict:
         "ChatCompletion": {"type": "object", "required": ["id", "object", "created", "model", "choices", "usage", "citations",
                                                           "grounded", "insufficient_evidence", "warnings"], "properties": {
             "id": string, "object": {"type": "string", "enum": ["chat.completion"]}, "created": integer,
-            "model": {"type": "string", "enum": [MODEL_ID]},
+            "model": {"type": "string", "pattern": f"^{MODEL_ID}"},
             "choices": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
                 "type": "object", "required": ["index", "message", "finish_reason"], "properties": {
                     "index": integer, "finish_reason": {"type": "string", "enum": ["stop", "length"]},
@@ -217,7 +264,7 @@ def answer_schema(citation: dict, index: dict) -> dict:
         "answer": string,
         "citations": {"type": "array", "items": citation},
         "sources": {"type": "array", "items": {"type": "object", "required": ["n", "paper_id", "label"], "properties": {
-            "n": {"type": "integer"}, "paper_id": string, "label": string}}},
+            "n": {"type": "integer"}, "paper_id": string, "label": string, "corpus": string}}},
         "grounded": boolean,
         "insufficient_evidence": boolean,
         "refusal_reason": {"type": "string", "nullable": True, "enum": [r.value for r in RefusalReason] + [None]},
@@ -235,5 +282,13 @@ def answer_schema(citation: dict, index: dict) -> dict:
         "timings_ms": {"type": "object", "required": ["retrieve", "generate", "total"], "properties": {
             "retrieve": number, "generate": number, "total": number}},
         "index": index,
+        "corpora": {"type": "array", "items": string},
+        "filters": _applied_filters(),
     }
     return {"type": "object", "required": list(Answer("").to_dict()), "properties": properties}
+
+
+def _applied_filters() -> dict:
+    """The metadata filters a result ran under, each field as a list of the values given."""
+    return {"type": "object", "properties": {name: {"type": "array", "items": {"type": "integer" if name == "year" else "string"}}
+                                             for name in FIELDS}}

@@ -93,7 +93,7 @@ def build_prompt(
     frame = templates["user"].substitute(sources="", question=question, refusal=REFUSAL)
     history_tokens = sum(count(turn.content) + 4 for turn in history)
     budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens
-    sources = [Source(i + 1, h.paper_id, h.label, h.text) for i, h in enumerate(hits)]
+    sources = [Source(i + 1, h.paper_id, h.label, h.text, corpus=h.corpus) for i, h in enumerate(hits)]
     orders = [_sentence_order(h) for h in hits]
     fence_cost = [count(_fence(templates["source"], s, "")) for s in sources]
     used = 0

@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, Protocol, Sequence
 
 #: The one refusal sentence: in the prompt, in the code that recognises it, in the tests.
 REFUSAL = "The abstracts in the corpus do not answer this question."
+#: The answer when the request's metadata filters leave no paper: not the same as a corpus that does not answer.
+NO_MATCH = "No paper matches these filters."
 
 CHUNK_SEPARATOR = "#"
 
@@ -110,11 +112,13 @@ class PaperHit:
     evidence: list[Evidence] = field(default_factory=list)
     text: str = ""
     relevant: bool = True
+    corpus: str = ""  # the named corpus it came from: paper ids are unique across corpora
 
     def to_dict(self) -> dict:
         return {
             "paper_id": self.paper_id,
             "label": self.label,
+            "corpus": self.corpus,
             "score": round(self.score, 4),
             "relevant": self.relevant,
             "named": self.named,
@@ -173,6 +177,7 @@ class Source:
     label: str
     paper_text: str
     passages: list[Passage] = field(default_factory=list)
+    corpus: str = ""
 
     @property
     def text(self) -> str:
@@ -187,23 +192,24 @@ class Source:
         return " ".join(parts)
 
     def to_ref(self) -> "SourceRef":
-        return SourceRef(self.n, self.paper_id, self.label)
+        return SourceRef(self.n, self.paper_id, self.label, self.corpus)
 
 
 @dataclass(frozen=True)
 class SourceRef:
-    """A source as the answer lists it: number, paper id, label."""
+    """A source as the answer lists it: number, paper id, label, and the corpus that holds it."""
 
     n: int
     paper_id: str
     label: str
+    corpus: str = ""
 
     def to_dict(self) -> dict:
-        return {"n": self.n, "paper_id": self.paper_id, "label": self.label}
+        return {"n": self.n, "paper_id": self.paper_id, "label": self.label, "corpus": self.corpus}
 
     @classmethod
     def from_dict(cls, data: dict) -> "SourceRef":
-        return cls(int(data["n"]), str(data["paper_id"]), str(data["label"]))
+        return cls(int(data["n"]), str(data["paper_id"]), str(data["label"]), str(data.get("corpus", "")))
 
 
 # -- citations ----------------------------------------------------------------------------
@@ -220,6 +226,7 @@ class Citation:
     score: float
     supported: bool
     sentence: int
+    corpus: str = ""
 
     def to_dict(self) -> dict:
         return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
@@ -229,6 +236,7 @@ class Citation:
         return cls(
             int(data["n"]), str(data["paper_id"]), str(data["label"]), str(data["quote"]), int(data["start"]),
             int(data["end"]), float(data["score"]), bool(data["supported"]), int(data.get("sentence", 0)),
+            str(data.get("corpus", "")),
         )
 
 
@@ -288,6 +296,7 @@ class RefusalReason(str, Enum):
     NOT_IN_CORPUS = "not_in_corpus"
     DETAIL_MISSING = "detail_missing"
     NOT_STATED = "not_stated"
+    NO_MATCH = "no_match"  # the request's metadata filters leave no paper: nothing was searched
 
     @property
     def explanation(self) -> str:
@@ -299,6 +308,8 @@ class RefusalReason(str, Enum):
             return f"The abstract of {', '.join(about)} does not state the {detail}."
         if self is RefusalReason.NOT_IN_CORPUS and detail:
             return f"No abstract in the corpus mentions {detail}."
+        if self is RefusalReason.NO_MATCH and detail:
+            return f"No paper matches these filters ({detail})."
         return self.explanation
 
 
@@ -307,6 +318,7 @@ _EXPLANATIONS = {
     RefusalReason.NOT_IN_CORPUS: "The paper or method the question names is not in the corpus.",
     RefusalReason.DETAIL_MISSING: "The paper the question is about does not state this detail in its abstract.",
     RefusalReason.NOT_STATED: "The abstracts that were found do not state the answer.",
+    RefusalReason.NO_MATCH: "No paper matches these filters.",
 }
 
 
@@ -388,6 +400,7 @@ class ChatRequest:
     include_usage: bool = False  # stream_options.include_usage: a last chunk with the usage
     max_tokens: int | None = None  # the smaller of max_tokens and max_completion_tokens
     json_object: bool = False  # response_format json_object: the content is the answer as a JSON object
+    corpus: str = ""  # the corpus the model id names (qa-service:<corpus>); empty: every corpus
     notes: tuple[str, ...] = ()  # options accepted without effect, each said in the reply's warnings
 
 
@@ -453,6 +466,8 @@ class Answer:
     asked: str = ""  # the question as the user typed it, when `question` (what was searched) differs
     did_you_mean: list[str] = field(default_factory=list)
     truncated: bool = False  # cut at the caller's max_tokens; only /v1 asks for that, as finish_reason "length"
+    corpora: list[str] = field(default_factory=list)  # the corpora searched
+    filters: dict[str, list] = field(default_factory=dict)  # the metadata filters applied, as the request gave them
 
     @property
     def warnings(self) -> list[str]:
@@ -480,6 +495,8 @@ class Answer:
             "usage": self.usage.to_dict(),
             "timings_ms": self.timings.to_dict(),
             "index": self.index.to_dict(),
+            "corpora": self.corpora,
+            "filters": self.filters,
         }
 
     @classmethod
@@ -501,6 +518,8 @@ class Answer:
             refusal_explanation=str(data.get("refusal_explanation") or ""),
             asked=str(data.get("asked", "")),
             did_you_mean=[str(n) for n in data.get("did_you_mean", [])],
+            corpora=[str(c) for c in data.get("corpora", [])],
+            filters={str(k): list(v) for k, v in (data.get("filters") or {}).items()},
         )
 
 

@@ -4,50 +4,55 @@ Recall first: k papers always come back, ranked; each is marked relevant when it
 a bar that combines the dense cosine with how much of the question's rare-term weight
 the paper contains (the cosine alone does not separate on-topic from off-topic
 questions). Whether to answer is decided once, on the whole retrieval, in answerability.py.
+A scope (corpora.py) says which corpora are searched and under which metadata filter: the
+filter restricts both sides inside the search (Chroma `where`, BM25 over the allowed
+chunks), so k papers come back whenever k match.
 """
 
 from __future__ import annotations
 
 from .config import Settings
+from .corpora import Corpora, Part, Scope
 from .index import Index
 from .lexical import LexicalIndex, content_terms
 from .names import NameResolver
-from .records import Evidence, PaperHit, Retrieval, paper_of
+from .records import Evidence, NameMatch, PaperHit, Retrieval, paper_of
 
 
 class Retriever:
-    """Hybrid retrieval over an Index; `mode` 'dense' and 'bm25' exist for measuring."""
+    """Hybrid retrieval over the corpora of a scope; `mode` 'dense' and 'bm25' exist for measuring."""
 
-    def __init__(self, index: Index, settings: Settings):
+    def __init__(self, index: Index, settings: Settings, corpora: Corpora | None = None):
         self.index = index
         self.settings = settings
-        self._resolver: tuple[LexicalIndex, NameResolver] | None = None
+        self.corpora = corpora or Corpora(settings, index)
+        self._resolvers: dict[str, tuple[LexicalIndex, NameResolver]] = {}
 
-    def names(self, lexical: LexicalIndex) -> NameResolver:
+    def names(self, lexical: LexicalIndex, corpus: str = "") -> NameResolver:
         """The name resolver for this lexical index, built once per corpus version, not per question."""
-        cached = self._resolver
+        cached = self._resolvers.get(corpus)
         if cached is None or cached[0] is not lexical:
             cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings))
-            self._resolver = cached
+            self._resolvers[corpus] = cached
         return cached[1]
 
-    def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> list[PaperHit]:
+    def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
+               scope: Scope | None = None) -> list[PaperHit]:
         """The top-k papers, ranked, each marked relevant or not: nothing is silently dropped."""
-        return self.retrieve(question, k, mode, texts).hits
+        return self.retrieve(question, k, mode, texts, scope).hits
 
-    def retrieve(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> Retrieval:
+    def retrieve(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
+                 scope: Scope | None = None) -> Retrieval:
         """Recall first: k papers by fused rank, the papers the question names always among them.
 
         `texts=False` skips fetching full abstracts (search needs only evidence)."""
+        scope = scope or self.corpora.scope()
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
-        lexical = self.index.load_lexical()
-        dense = self.index.dense_chunks(question, n) if mode != "bm25" else []
-        sparse = lexical.search(question, n) if mode != "dense" else []
-        records = {cid: rec for cid, _, rec in dense}
+        dense, sparse, records, owner, found = self._gather(question, n, mode, scope)
         chunk_rank: dict[str, float] = {}
         best: list[dict[str, float]] = [{}, {}]
-        for side, ranked in enumerate(([(cid, cos) for cid, cos, _ in dense], sparse)):
+        for side, ranked in enumerate((dense, sparse)):
             for rank, (cid, score) in enumerate(ranked):
                 best[side].setdefault(paper_of(cid), score)
                 chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
@@ -56,45 +61,97 @@ class Retriever:
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        found = Retrieval(question, [], *self.names(lexical).resolve(question))
         named = found.named_ids
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
         candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
-        labels = self._labels(candidates, lexical)
-        coverage = lexical.coverage(content_terms(question), candidates)
+        labels = self._labels(candidates, owner)
+        coverage = self._coverage(question, candidates, owner)
         hits: list[PaperHit] = []
         for pid in candidates:
             if pid not in labels:
                 continue
             hit = PaperHit(pid, labels[pid], fused.get(pid, 0.0), dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                           coverage[pid], named=pid in named)
+                           coverage[pid], named=pid in named, corpus=owner[pid].name)
             hit.relevant = self.is_relevant(hit)
             hits.append(hit)
-        self._attach_evidence(hits, records, chunk_rank)
+        self._attach_evidence(hits, records, chunk_rank, owner)
         if texts and hits:
-            papers = self.index.get_papers([h.paper_id for h in hits])
-            for hit in hits:
-                hit.text = papers[hit.paper_id].text
+            for part, ids in _by_part(hits, owner):
+                papers = part.index.get_papers(ids)
+                for hit in hits:
+                    if hit.paper_id in papers:
+                        hit.text = papers[hit.paper_id].text
         found.hits = hits
         return found
 
-    def _labels(self, paper_ids: list[str], lexical: LexicalIndex) -> dict[str, str]:
+    def _gather(self, question: str, n: int, mode: str, scope: Scope
+                ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], dict[str, dict], dict[str, Part], Retrieval]:
+        """Both sides from every corpus of the scope, the filter applied inside each search; the names the
+        question resolves to, among the papers the filter allows. `owner`: the corpus of each paper."""
+        where = scope.filter.where()
+        dense: list[tuple[str, float]] = []
+        sparse: list[tuple[str, float]] = []
+        records: dict[str, dict] = {}
+        owner: dict[str, Part] = {}
+        names: list[NameMatch] = []
+        unknown: list[list[str]] = []
+        for part in scope.parts:
+            allowed = scope.allowed(part)
+            if allowed is not None and not allowed:
+                continue
+            lexical = part.index.load_lexical()
+            if mode != "bm25":
+                for cid, cosine, record in part.index.dense_chunks(question, n, where):
+                    dense.append((cid, cosine))
+                    records[cid] = record
+                    owner[paper_of(cid)] = part
+            if mode != "dense":
+                for cid, score in lexical.search(question, n, None if allowed is None else lexical.allow(allowed)):
+                    sparse.append((cid, score))
+                    owner.setdefault(paper_of(cid), part)
+            matches, missing = self.names(lexical, part.name).resolve(question)
+            for match in matches:
+                ids = tuple(pid for pid in match.paper_ids if allowed is None or pid in allowed)
+                if ids:
+                    names.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
+                    owner.update({pid: part for pid in ids})
+            unknown.append(missing)
+        if len(scope.parts) > 1:  # several corpora: one ranking of each side, best first
+            dense.sort(key=lambda pair: -pair[1])
+            sparse.sort(key=lambda pair: -pair[1])
+        not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
+        return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known)
+
+    def _labels(self, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
-        labels = {pid: lexical.labels[pid] for pid in paper_ids if pid in lexical.labels}
-        missing = [pid for pid in paper_ids if pid not in labels]
-        if missing:
-            labels.update({pid: paper.label for pid, paper in self.index.get_papers(missing, with_text=False).items()})
+        labels: dict[str, str] = {}
+        for part, ids in _by_part(paper_ids, owner):
+            known = part.index.lexical.labels
+            labels.update({pid: known[pid] for pid in ids if pid in known})
+            missing = [pid for pid in ids if pid not in known]
+            if missing:
+                labels.update({pid: paper.label for pid, paper in part.index.get_papers(missing, with_text=False).items()})
         return labels
 
-    def _attach_evidence(self, hits: list[PaperHit], records: dict[str, dict], rank: dict[str, float], limit: int = 3) -> None:
-        """Each hit's best chunks, fetched in one call for those the dense side did not return."""
+    def _coverage(self, question: str, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, float]:
+        terms = content_terms(question)
+        coverage: dict[str, float] = {}
+        for part, ids in _by_part(paper_ids, owner):
+            coverage.update(part.index.lexical.coverage(terms, ids))
+        return coverage
+
+    def _attach_evidence(self, hits: list[PaperHit], records: dict[str, dict], rank: dict[str, float],
+                         owner: dict[str, Part], limit: int = 3) -> None:
+        """Each hit's best chunks, fetched in one call per corpus for those the dense side did not return."""
         chosen = {}
         for hit in hits:
             mine = sorted((cid for cid in rank if paper_of(cid) == hit.paper_id), key=lambda cid: -rank[cid])
             chosen[hit.paper_id] = mine[:limit]
+        records = dict(records)
         missing = [cid for ids in chosen.values() for cid in ids if cid not in records]
-        records = {**records, **self.index.get_chunks(missing)}
+        for part, ids in _by_part(missing, owner, key=paper_of):
+            records.update(part.index.get_chunks(ids))
         for hit in hits:
             hit.evidence = [
                 Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
@@ -107,3 +164,13 @@ class Retriever:
         if hit.named or hit.dense >= s.dense_floor:
             return True
         return hit.dense >= s.weak_dense_floor and hit.coverage >= s.lexical_floor
+
+
+def _by_part(items: list, owner: dict[str, Part], key=lambda item: item) -> list[tuple[Part, list]]:
+    """Items grouped by the corpus that holds them (a hit, a paper id, a chunk id), in first-seen order."""
+    groups: dict[str, tuple[Part, list]] = {}
+    for item in items:
+        pid = item.paper_id if isinstance(item, PaperHit) else key(item)
+        part = owner[pid]
+        groups.setdefault(part.name, (part, []))[1].append(item.paper_id if isinstance(item, PaperHit) else item)
+    return list(groups.values())

@@ -14,6 +14,7 @@ from typing import Iterator, Sequence
 
 from .answering import Answerer
 from .config import Settings, load_settings
+from .corpora import Corpora
 from .errors import NotIndexed, QAError
 from .extractive import ExtractiveModel, ExtractiveTuning
 from .index import Index
@@ -42,6 +43,7 @@ class Services:
         self._index = index
         self._model = model
         self._answerer: Answerer | None = None
+        self._corpora: Corpora | None = None
         self._building = threading.RLock()  # the first requests arrive together: one index, one model, one answerer
         self.locks = index.locks if index is not None else StoreLocks(settings.data_path, readers=not settings.chroma_url)
 
@@ -52,6 +54,15 @@ class Services:
                 if self._index is None:
                     self._index = self._open_index()
         return self._index
+
+    @property
+    def corpora(self) -> Corpora:
+        """Every corpus of the store, around the default one (which `index` is)."""
+        if self._corpora is None:
+            with self._building:
+                if self._corpora is None:
+                    self._corpora = Corpora(self.settings, self.index)
+        return self._corpora
 
     def _open_index(self) -> Index:
         try:
@@ -69,7 +80,7 @@ class Services:
         """Around a request that reads the store: 503 (StoreBusy) while an ingest writes it, and the
         store reopened when another process wrote it since (embedded mode; a Chroma server needs neither)."""
         with self.locks.reading() as generation:
-            self.index.follow(generation)
+            self.corpora.follow(generation)
             yield
 
     @property
@@ -84,13 +95,14 @@ class Services:
         if self._answerer is None:
             with self._building:
                 if self._answerer is None:
-                    self._answerer = Answerer(self.index, self.settings, self.model)
+                    self._answerer = Answerer(self.index, self.settings, self.model, self.corpora)
         return self._answerer
 
     def warm(self) -> None:
         """Open the index, load BM25 and the embedding model now, so the first request is not slow."""
         try:
-            self.index.load_lexical()
+            for name in self.corpora.names():
+                self.corpora.open(name).load_lexical()
             self.index.embedder.embed_query(["warm-up"])
         except Exception as exc:  # noqa: BLE001 - an empty or unreachable index is reported per request
             log.warning("warm-up skipped: %s", exc)

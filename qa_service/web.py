@@ -12,7 +12,9 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException
 
 from . import access, facade, metrics
 from .config import Settings, load_settings
-from .errors import QAError
+from .corpora import Scope, corpus_names
+from .errors import NotFound, QAError
+from .filters import MetadataFilter, filters_from_query, parse_filters
 from .index import Index
 from .inputs import history_turns, k_value, paper_filter, question_text
 from .models import ChatModel
@@ -50,25 +52,52 @@ def index_page() -> Response:
 
 @page.get("/api/info")
 def info() -> Any:
-    """What answers and over which corpus: the page shows it."""
+    """What answers and over which corpora (every one, or ?corpus=): the page shows it."""
     svc = services()
     auth = bool(svc.settings.api_key)
     limits = {"question_chars": svc.settings.max_question_chars, "history_turns": svc.settings.max_history_turns,
               "history_chars": svc.settings.max_history_chars}  # the page counts characters against these
+    names = query_corpora()
     try:
         read_store()
-        stats = svc.index.stats()
+        scope = svc.corpora.scope(names)
+        stats = [part.index.stats() for part in scope.parts]
         model = svc.model.name
+    except NotFound:
+        raise
     except QAError as exc:
         empty = {"papers": 0, "chunks": 0, "built_at": None, "embedding_model": None}
-        return jsonify(model=None, auth_required=auth, index=empty, limits=limits, error=exc.to_dict()["error"])
-    return jsonify(model=model, auth_required=auth, limits=limits,
-                   index={k: stats[k] for k in ("papers", "chunks", "built_at", "embedding_model")})
+        return jsonify(model=None, auth_required=auth, index=empty, limits=limits, corpora=[], error=exc.to_dict()["error"])
+    built = [s["built_at"] for s in stats if s["built_at"]]
+    index = {"papers": sum(s["papers"] for s in stats), "chunks": sum(s["chunks"] for s in stats),
+             "built_at": max(built) if built else None, "embedding_model": stats[0]["embedding_model"]}
+    return jsonify(model=model, auth_required=auth, limits=limits, index=index, corpora=scope.names)
+
+
+def query_corpora() -> list[str] | None:
+    """?corpus=a&corpus=b: the corpora a GET route reads; none given is every corpus."""
+    return corpus_names(request.args.getlist("corpus") or None)
+
+
+def body_scope(data: dict) -> tuple[list[str] | None, MetadataFilter]:
+    """A body's `corpus` and `filters`, checked before the store is read (a 400 names the field)."""
+    return corpus_names(data.get("corpus")), parse_filters(data.get("filters"), services().settings)
+
+
+def open_scope(names: list[str] | None, filter: MetadataFilter) -> Scope:
+    """The scope of a request, once it reads the store: an unknown corpus is a 404 naming those there are."""
+    read_store()
+    return services().corpora.scope(names, filter)
 
 
 @page.get("/openapi.json")
 def openapi() -> Any:
-    return jsonify(openapi_spec(services().settings))
+    try:  # the corpora the store holds are the document's corpus names and model ids
+        read_store()
+        names = services().corpora.names()
+    except QAError:
+        names = []
+    return jsonify(openapi_spec(services().settings, names))
 
 
 @page.after_app_request
@@ -80,22 +109,27 @@ def security_headers(response: Response) -> Response:
 
 @api.get("/healthz")
 def healthz() -> Any:
-    """The process is up (even when the index is not): for liveness probes."""
+    """The process is up (even when the index is not): for liveness probes. Papers per corpus."""
     try:
-        papers = services().index.papers.count()
+        corpora = services().corpora
+        counts = {name: corpora.open(name).papers.count() for name in corpora.names()}
     except Exception:  # noqa: BLE001 - liveness must not depend on the store
-        papers = 0
-    return jsonify(status="ok", papers=papers)
+        counts = {}
+    return jsonify(status="ok", papers=sum(counts.values()), corpora=counts)
 
 
 @api.get("/readyz")
 def readyz() -> Any:
-    """Ready to answer: the store opens and holds papers, BM25 matches the corpus version and a test
-    query returns; else 503 naming the part and what repairs it."""
+    """Ready to answer: the store opens and holds papers, and for each corpus that holds any, BM25 matches
+    its version and a test query returns; else 503 naming the part and what repairs it."""
+    names = query_corpora()
     try:
-        read_store()
-        stats = services().index.readiness()
-        return jsonify(status="ready", papers=stats["papers"])
+        scope = open_scope(names, MetadataFilter())
+        scope.require_ready()
+        counts = {part.name: part.index.readiness()["papers"] if part.index.stats()["papers"] else 0 for part in scope.parts}
+        return jsonify(status="ready", papers=sum(counts.values()), corpora=counts)
+    except NotFound:
+        raise
     except QAError as exc:
         return jsonify(status="not_ready", **exc.to_dict()), 503
     except Exception as exc:  # noqa: BLE001 - e.g. the Chroma server went away after start
@@ -105,19 +139,35 @@ def readyz() -> Any:
 
 @api.get("/api/papers")
 def papers() -> Any:
-    """Every paper; with q, those whose id, label, title or abstract holds it (the page's filter)."""
-    read_store()
-    query = paper_filter(request.args.get("q", ""), services().settings)
-    if not query:
-        listing = services().index.list_papers()
-        return jsonify(papers=[{"id": p.id, "label": p.label, "title": p.title, "year": p.year} for p in listing], total=len(listing))
-    found = []
-    for p in services().index.list_papers(with_text=True):
-        named = query in f"{p.id} {p.label} {p.title}".lower()
-        snippet = "" if named else matching_sentence(p.text, query)
-        if named or snippet:
-            found.append({"id": p.id, "label": p.label, "title": p.title, "year": p.year, "snippet": snippet})
-    return jsonify(papers=found, total=len(found))
+    """Every paper of the corpora (?corpus=, default every one) the metadata filters allow; with q, those
+    whose id, label, title or abstract holds it (the page's filter). Counted per corpus."""
+    settings = services().settings
+    query = paper_filter(request.args.get("q", ""), settings)
+    names, only = query_corpora(), filters_from_query(request.args, settings)
+    scope = open_scope(names, only)
+    found, counts = [], {}
+    for part in scope.parts:
+        counts[part.name] = 0
+        for p in part.index.list_papers(with_text=bool(query)):
+            if only and not only.matches(p):
+                continue
+            entry = {"id": p.id, "label": p.label, "title": p.title, "year": p.year, "venue": p.venue, "corpus": part.name}
+            if query:
+                named = query in f"{p.id} {p.label} {p.title}".lower()
+                entry["snippet"] = "" if named else matching_sentence(p.text, query)
+                if not (named or entry["snippet"]):
+                    continue
+            found.append(entry)
+            counts[part.name] += 1
+    return jsonify(papers=found, total=len(found), corpora=counts)
+
+
+@api.get("/api/corpora")
+def corpora() -> Any:
+    """Each corpus: papers, version, embedding model, and the years and venues its papers have (the page's filters)."""
+    scope = open_scope(query_corpora(), MetadataFilter())
+    registry = services().corpora
+    return jsonify(corpora=[{**registry.describe(part.name), **registry.facets(part)} for part in scope.parts])
 
 
 def matching_sentence(text: str, query: str) -> str:
@@ -133,8 +183,13 @@ def matching_sentence(text: str, query: str) -> str:
 
 @api.get("/api/papers/<path:paper_id>")
 def paper(paper_id: str) -> Any:
-    read_store()
-    return jsonify(services().index.get_paper(paper_id).to_dict())
+    """One paper, from whichever corpus (of ?corpus=, default every one) holds it: ids are unique across corpora."""
+    scope = open_scope(query_corpora(), MetadataFilter())
+    for part in scope.parts:
+        found = part.index.get_papers([paper_id]).get(paper_id)
+        if found is not None:
+            return jsonify({**found.to_dict(), "corpus": part.name})
+    raise NotFound(f"no paper with id {paper_id!r}")
 
 
 @api.post("/api/search")
@@ -142,16 +197,18 @@ def search() -> Any:
     data = json_body()
     settings = services().settings
     question, k = question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings)
-    read_store()
-    services().index.require_ready()
-    hits = services().answerer.retriever.search(question, k, texts=False)
-    return jsonify(results=[h.to_dict() for h in hits])
+    scope = open_scope(*body_scope(data))
+    scope.require_ready()
+    hits = services().answerer.retriever.search(question, k, texts=False, scope=scope)
+    return jsonify(results=[h.to_dict() for h in hits], corpora=scope.names, filters=scope.filter.to_dict())
 
 
-def ask_arguments() -> tuple[str, int, list[Turn]]:
+def ask_arguments() -> tuple[str, int, list[Turn], Scope]:
     data = json_body()
     settings = services().settings
-    return question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings), history_turns(data.get("history"), settings)
+    question = question_text(data.get("question"), settings)
+    k, history = k_value(data.get("k", settings.retrieval_k), settings), history_turns(data.get("history"), settings)
+    return question, k, history, open_scope(*body_scope(data))
 
 
 def sse(event: str, data: Any) -> str:
@@ -160,9 +217,8 @@ def sse(event: str, data: Any) -> str:
 
 @api.post("/api/ask")
 def ask() -> Any:
-    question, k, history = ask_arguments()
-    read_store()
-    answer = services().answerer.ask(question, k, history)
+    question, k, history, scope = ask_arguments()
+    answer = services().answerer.ask(question, k, history, scope=scope)
     observe(answer)
     return jsonify(answer.to_dict())
 
@@ -170,10 +226,9 @@ def ask() -> Any:
 @api.post("/api/ask/stream")
 def ask_stream() -> Response:
     """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
-    question, k, history = ask_arguments()
-    read_store()
+    question, k, history, scope = ask_arguments()
     return stream_holding_store(event_stream(
-        services().answerer.stream(question, k, history),
+        services().answerer.stream(question, k, history, scope=scope),
         write=lambda event: sse(event.name, event.payload()),
         fail=lambda exc: sse("error", exc.to_dict()),
         on_final=observe,

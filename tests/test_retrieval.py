@@ -32,7 +32,8 @@ def test_hits_carry_labels_scores_and_exact_evidence(retriever, seed_index):
     text = seed_index.get_paper(top.paper_id).text
     for evidence in top.evidence:
         assert text[evidence.start : evidence.end] == evidence.text
-    assert set(top.to_dict()) == {"paper_id", "label", "score", "relevant", "named", "evidence"}
+    assert set(top.to_dict()) == {"paper_id", "label", "corpus", "score", "relevant", "named", "evidence"}
+    assert top.corpus == seed_index.settings.collection  # the default corpus
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 

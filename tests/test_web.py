@@ -9,12 +9,12 @@ def client(seed_settings, seed_index):
 
 
 def test_healthz_counts_papers(client):
-    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 57}
+    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 57, "corpora": {"iclr2026": 57}}
 
 
 def test_papers_list_filter_and_one(client):
     listing = client.get("/api/papers").get_json()
-    assert listing["total"] == 57 and listing["papers"][1] == {"id": "000_e3b5a0511f204a83:2", "label": "RouterArena", "title": "", "year": None}
+    assert listing["total"] == 57 and listing["papers"][1] == {"id": "000_e3b5a0511f204a83:2", "label": "RouterArena", "title": "", "year": None, "venue": "", "corpus": "iclr2026"}
     filtered = client.get("/api/papers?q=tequila").get_json()
     assert [p["id"] for p in filtered["papers"]] == ["000_e3b5a0511f204a83:11"]
     one = client.get("/api/papers/000_e3b5a0511f204a83:11").get_json()
@@ -26,7 +26,7 @@ def test_search_returns_results_with_evidence(client):
     assert response.status_code == 200
     results = response.get_json()["results"]
     assert results[0]["label"] == "NewtonBench" and len(results) == 3 and results[0]["relevant"]
-    assert set(results[0]) == {"paper_id", "label", "score", "relevant", "named", "evidence"}
+    assert set(results[0]) == {"paper_id", "label", "corpus", "score", "relevant", "named", "evidence"}
 
 
 def test_search_with_nothing_relevant_marks_none_relevant(client):
@@ -69,7 +69,7 @@ def test_unknown_routes_and_methods_are_json(client):
 
 def test_empty_index_answers_503(settings):
     client = create_app(settings).test_client()
-    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 0}
+    assert client.get("/healthz").get_json() == {"status": "ok", "papers": 0, "corpora": {"iclr2026": 0}}
     response = client.post("/api/search", json={"question": "anything"})
     assert response.status_code == 503 and "qa-service ingest" in response.get_json()["error"]["message"]
 
@@ -92,7 +92,7 @@ def test_papers_filter_searches_the_abstract_text_and_says_where(client):
     assert all("diffusion" in p["snippet"].lower() for p in found["papers"] if "diffusion" not in (p["label"] + p["title"]).lower())
     named = client.get("/api/papers?q=tequila").get_json()["papers"]
     assert [(p["id"], p["snippet"]) for p in named] == [("000_e3b5a0511f204a83:11", "")]  # matched by its label
-    assert client.get("/api/papers?q=zzqqxxnotaword").get_json() == {"papers": [], "total": 0}
+    assert client.get("/api/papers?q=zzqqxxnotaword").get_json() == {"papers": [], "total": 0, "corpora": {"iclr2026": 0}}
 
 
 def test_info_gives_the_input_limits_the_page_counts_against(client, seed_settings):

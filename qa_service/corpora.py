@@ -1,0 +1,320 @@
+"""Named corpora side by side, and the scope of one request: which corpora, under which metadata filter.
+
+The default corpus is `settings.collection` (the seed corpus: with one corpus nothing changes).
+Another, named by `ingest --corpus NAME`, is its own pair of Chroma collections (`NAME_chunks`,
+`NAME_papers`) with its own manifest and BM25, beside the default. The list of corpora is read
+from the store's collections, so every process (and every app worker of a Chroma server) sees
+the same one. All corpora of a process share one client, one embedding function and the data
+dir's locks; after another process wrote, the registry reopens the client once for all of them.
+Paper ids are unique across corpora: an ingest refuses ids that another corpus holds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import threading
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+from .config import Settings
+from .errors import BadRequest, CorpusError, NotFound, NotIndexed, QAError
+from .filters import NO_FILTER, MetadataFilter, normalize
+from .index import Index, Notify
+from .records import IndexInfo, Paper
+from .store import close_client, open_client, store_error
+
+NAME_PATTERN = "^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
+_NAME = re.compile(NAME_PATTERN)
+NAMES_TTL = 2.0  # seconds a process trusts its list of corpora: another process's new corpus shows within this
+_KINDS = ("chunks", "papers")
+
+
+def corpus_name(value: Any, what: str = "corpus") -> str:
+    """A corpus name: lower-case letters, digits and inner hyphens, at most 40 characters."""
+    if not isinstance(value, str) or not _NAME.fullmatch(value):
+        raise BadRequest(f"'{what}' must be a corpus name: 1 to 40 lower-case letters, digits and inner hyphens "
+                         f"(such as neurips2025), got {str(value)[:60]!r}", param=what)
+    return value
+
+
+def corpus_names(value: Any, what: str = "corpus") -> list[str] | None:
+    """A request's `corpus`: one name or a non-empty list of names; None (absent) is every corpus."""
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise BadRequest(f"'{what}' must not be an empty list: leave it out to search every corpus", param=what)
+    return list(dict.fromkeys(corpus_name(v, what) for v in values))
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a corpus's records name, normalised (filters.normalize) -> as first written."""
+
+    authors: dict[str, str]
+    venues: dict[str, str]
+    years: set[int]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One corpus of a scope: its name and its index."""
+
+    name: str
+    index: Index
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one request reads: these corpora, restricted by this filter inside retrieval."""
+
+    parts: tuple[Part, ...]
+    filter: MetadataFilter
+    registry: "Corpora"
+
+    @property
+    def names(self) -> list[str]:
+        return [part.name for part in self.parts]
+
+    def allowed(self, part: Part) -> frozenset[str] | None:
+        """The paper ids of `part` the filter allows; None when there is no filter (every paper)."""
+        return self.registry.allowed(part, self.filter)
+
+    def matching(self) -> int:
+        """How many papers the filter allows over the scope (every paper when there is no filter)."""
+        total = 0
+        for part in self.parts:
+            allowed = self.allowed(part)
+            total += part.index.stats()["papers"] if allowed is None else len(allowed)
+        return total
+
+    def require_ready(self) -> None:
+        """At least one corpus of the scope holds papers."""
+        if not any(part.index.stats()["papers"] for part in self.parts):
+            which = "the corpus" if len(self.parts) == 1 else "the corpora"
+            raise NotIndexed(f"{which} {', '.join(self.names)} {'is' if len(self.parts) == 1 else 'are'} empty: "
+                             f"run `qa-service ingest` (or `make run`) first")
+
+    def info(self) -> IndexInfo:
+        """Papers, build date and embedding model over the scope, for the answer's `index`."""
+        stats = [part.index.stats() for part in self.parts]
+        built = [s["built_at"] for s in stats if s.get("built_at")]
+        return IndexInfo(sum(s["papers"] for s in stats), max(built) if built else None,
+                         stats[0]["embedding_model"] if stats else None)
+
+    def part_of(self, name: str) -> Part:
+        return next(part for part in self.parts if part.name == name)
+
+    def records(self) -> list[tuple[str, Paper]]:
+        """(corpus, paper) for every paper of the scope the filter allows, metadata only."""
+        return [(part.name, paper) for part in self.parts for paper in self.registry.records(part)
+                if not self.filter or self.filter.matches(paper)]
+
+
+class Corpora:
+    """The corpora of one data dir (or Chroma server), opened on first use and kept for the process."""
+
+    def __init__(self, settings: Settings, default: Index | None = None):
+        self.settings = settings
+        self.default_name = settings.collection
+        self._indexes: dict[str, Index] = {}
+        self._lock = threading.RLock()
+        self._listed: tuple[float, list[str]] | None = None
+        self._allowed: OrderedDict[tuple, frozenset[str]] = OrderedDict()
+        self._records: dict[str, tuple[Any, list[Paper]]] = {}
+        self._known: dict[str, tuple[Any, Known]] = {}
+        self._generation: str | None = None
+        if default is not None:
+            self._generation = default.generation
+            self._adopt(self.default_name, default)
+
+    # -- opening -----------------------------------------------------------------
+    @property
+    def default(self) -> Index:
+        return self.open(self.default_name)
+
+    def _adopt(self, name: str, index: Index) -> Index:
+        index.shared = self
+        self._indexes[name] = index
+        return index
+
+    def open(self, name: str) -> Index:
+        """The index of corpus `name`, created (empty) when the store has none yet: for ingest."""
+        with self._lock:
+            if name in self._indexes:
+                return self._indexes[name]
+            settings = self.settings.replace(collection=name)
+            base = self._indexes.get(self.default_name) or next(iter(self._indexes.values()), None)
+            if base is None:
+                index = Index(settings)
+                self._generation = index.generation
+            else:
+                index = Index(settings, embedder=base.embedder, client=base.client)
+                index.locks = base.locks  # one writer lock per process: re-entered, never taken twice
+            return self._adopt(name, index)
+
+    def names(self) -> list[str]:
+        """The default corpus, then every other corpus the store holds, by name."""
+        listed = self._listed
+        if listed is not None and time.monotonic() - listed[0] < NAMES_TTL:
+            return listed[1]
+        client = self.default.client
+        try:
+            found = {collection.name for collection in client.list_collections()}
+        except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
+                raise
+            raise store_error(self.settings, exc) from exc
+        bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in _KINDS]
+        others = sorted(name for name in bases[0] & bases[1] if name != self.default_name and _NAME.fullmatch(name))
+        names = [self.default_name, *others]
+        self._listed = (time.monotonic(), names)
+        return names
+
+    def get(self, name: str) -> Index:
+        """An existing corpus's index; an unknown name is a 404 naming the corpora there are."""
+        if name != self.default_name and name not in self.names():
+            raise NotFound(f"there is no corpus {name!r}: the corpora are {', '.join(self.names())}",
+                           code="unknown_corpus", param="corpus")
+        return self.open(name)
+
+    def scope(self, names: Sequence[str] | None = None, filter: MetadataFilter = NO_FILTER) -> Scope:
+        """The corpora a request reads (every one when `names` is None) under its filter."""
+        chosen = self.names() if names is None else list(names)
+        return Scope(tuple(Part(name, self.get(name)) for name in chosen), filter, self)
+
+    def follow(self, generation: str | None) -> None:
+        """Reopen the one shared client after another process wrote (see Index.follow), for every corpus."""
+        if generation is None or generation == self._generation:
+            return
+        with self._lock:
+            if generation == self._generation or not self._indexes:
+                return
+            indexes = list(self._indexes.values())
+            close_client(indexes[0].client)
+            client = open_client(self.settings)
+            for index in indexes:
+                index.reopen(client, generation)
+            self._generation = generation
+            self._listed = None
+
+    # -- what the corpora hold ------------------------------------------------------
+    def allowed(self, part: Part, filter: MetadataFilter) -> frozenset[str] | None:
+        """The paper ids the filter's `where` selects in this corpus's paper records, cached per corpus version."""
+        where = filter.where()
+        if where is None:
+            return None
+        key = (part.name, part.index.stats()["version"], filter.key)
+        with self._lock:
+            if key in self._allowed:
+                self._allowed.move_to_end(key)
+                return self._allowed[key]
+        ids = frozenset(part.index.papers.get(where=where, include=[])["ids"])
+        with self._lock:
+            self._allowed[key] = ids
+            while len(self._allowed) > max(1, self.settings.filter_cache_size):
+                self._allowed.popitem(last=False)
+        return ids
+
+    def records(self, part: Part) -> list[Paper]:
+        """Every paper of a corpus, metadata only (no text), kept per corpus version."""
+        version = part.index.stats()["version"]
+        cached = self._records.get(part.name)
+        if cached is None or cached[0] != version:
+            cached = (version, part.index.list_papers())
+            self._records[part.name] = cached
+        return cached[1]
+
+    def known(self, part: Part) -> "Known":
+        """The authors, venues and years a corpus's records name (normalised -> as written), kept per version."""
+        version = part.index.stats()["version"]
+        cached = self._known.get(part.name)
+        if cached is None or cached[0] != version:
+            known = Known({}, {}, set())
+            for paper in self.records(part):
+                for author in paper.authors:
+                    known.authors.setdefault(normalize(author), author)
+                if paper.venue:
+                    known.venues.setdefault(normalize(paper.venue), paper.venue)
+                if paper.year:
+                    known.years.add(paper.year)
+            cached = (version, known)
+            self._known[part.name] = cached
+        return cached[1]
+
+    def facets(self, part: Part) -> dict[str, dict[str, int]]:
+        """The years and venues of a corpus with their paper counts: what the page offers as filters."""
+        years: dict[str, int] = {}
+        venues: dict[str, int] = {}
+        for paper in self.records(part):
+            if paper.year:
+                years[str(paper.year)] = years.get(str(paper.year), 0) + 1
+            if paper.venue:
+                venues[paper.venue] = venues.get(paper.venue, 0) + 1
+        return {"years": dict(sorted(years.items(), reverse=True)), "venues": dict(sorted(venues.items()))}
+
+    def describe(self, name: str) -> dict:
+        """One corpus as `qa-service corpora` and /api/corpora list it."""
+        stats = self.get(name).stats()
+        return {"name": name, "default": name == self.default_name, "papers": stats["papers"], "chunks": stats["chunks"],
+                "version": stats["version"], "built_at": stats["built_at"], "embedding_model": stats["embedding_model"]}
+
+    def idf(self, term: str) -> float:
+        """A term's rarity over every corpus loaded (the same as one corpus's when there is one)."""
+        lexicals = [index.lexical for index in list(self._indexes.values()) if index.lexical.papers]
+        if len(lexicals) == 1:
+            return lexicals[0].idf(term)
+        papers = sum(lexical.papers for lexical in lexicals)
+        df = sum(lexical.paper_df.get(term, 0) for lexical in lexicals)
+        return math.log((papers + 1) / (df + 0.5))
+
+    # -- writing ---------------------------------------------------------------------
+    def check_unique(self, papers: Sequence[Paper], into: str) -> None:
+        """Paper ids are unique across corpora: refuse, before anything is written, ids another corpus holds."""
+        ids = [p.id for p in papers]
+        for name in self.names():
+            if name == into or not ids:
+                continue
+            taken: list[str] = []
+            for begin in range(0, len(ids), 1000):
+                taken += self.open(name).papers.get(ids=ids[begin : begin + 1000], include=[])["ids"]
+            if taken:
+                shown = ", ".join(sorted(taken)[:5]) + (", ..." if len(taken) > 5 else "")
+                raise CorpusError(f"{len(taken)} paper id(s) of the input are already in corpus {name!r} ({shown}): paper ids "
+                                  f"must be unique across corpora; give these papers other ids, or `qa-service drop {name}` first")
+
+    @contextmanager
+    def writer(self, on_wait: Notify | None = None) -> Iterator[None]:
+        """The data dir's one writer, for every corpus at once (they share the lock)."""
+        with self.default.writer(on_wait):
+            yield
+
+    def drop(self, name: str, on_wait: Notify | None = None) -> dict:
+        """Remove a corpus: its collections, manifest, ledger and BM25. Returns what it held."""
+        index = self.get(name)
+        with self.writer(on_wait):
+            held = self.describe(name)
+            with index.writing():
+                for kind in _KINDS:
+                    try:
+                        index.client.delete_collection(f"{name}_{kind}")
+                    except ValueError:  # already gone (a drop interrupted after the first)
+                        pass
+                    except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
+                        if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
+                            raise
+                        raise store_error(self.settings, exc) from exc
+                for path in (index.files.path, index.files.ledger_path):
+                    path.unlink(missing_ok=True)
+                shutil.rmtree(index.bm25_path, ignore_errors=True)
+            with self._lock:
+                self._indexes.pop(name, None)
+                self._listed = None
+                self._records.pop(name, None)
+                self._known.pop(name, None)
+        return held
