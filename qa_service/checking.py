@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import QAError
+from .filters import record_fields
 from .index import PROBE, Index, expected_chunk_ids, paper_from_store
 from .lexical import LexicalIndex
 from .records import Paper, StoredHashes, paper_of
@@ -106,6 +107,9 @@ def _check_records(index: Index, report: CheckReport, ledger: dict[str, StoredHa
                 report.lost.add(pid)
                 continue
             records[pid] = stored
+            if _filter_fields(meta) != _filter_fields(record_fields(paper)):
+                report.add("paper", pid, "its filter fields (year, venue, authors, keywords) are missing or differ from its record")
+                report.reembed.add(pid)
             expected = ledger.get(pid)
             if ledger and expected is None:
                 report.add("paper", pid, "in the store but not in the manifest's ledger")
@@ -140,8 +144,9 @@ def _check_chunks(index: Index, report: CheckReport, records: dict[str, StoredHa
             meta = meta or {}
             where = (meta.get("paper_id"), meta.get("start"), meta.get("end"))
             sound_vector = vector is not None and len(vector) and bool(np.all(np.isfinite(vector))) and float(np.linalg.norm(vector)) > 0
-            if text != chunk.text or where != (chunk.paper_id, chunk.start, chunk.end) or not sound_vector:
-                report.add("chunks", chunk.paper_id, f"chunk {cid} differs from its paper's text or has no sound vector")
+            fields = _filter_fields(meta) == _filter_fields(record_fields(papers[chunk.paper_id]))
+            if text != chunk.text or where != (chunk.paper_id, chunk.start, chunk.end) or not sound_vector or not fields:
+                report.add("chunks", chunk.paper_id, f"chunk {cid} differs from its paper's text or filter fields, or has no sound vector")
                 report.reembed.add(chunk.paper_id)
 
 
@@ -209,6 +214,11 @@ def repair_store(index: Index, report: CheckReport, corpus: Sequence[Paper] = ()
         say(f"wrote a new manifest, ledger and BM25 index ({_count(len(ledger), 'paper')})")
     for pid in sorted(report.lost - set(recoverable)):
         say(f"cannot repair {pid} from the store: pass the corpus files (`qa-service check --repair PATHS`) or run `qa-service ingest`")
+
+
+def _filter_fields(meta: dict) -> dict:
+    """The filter fields a record holds (filters.record_fields), None for an absent one: what filtered search reads."""
+    return {key: meta.get(key) for key in record_fields(Paper("", "", ""))}
 
 
 def _count(n: int, noun: str) -> str:

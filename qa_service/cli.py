@@ -1,4 +1,4 @@
-"""The command line: ingest, check, search, ask, papers, serve, eval."""
+"""The command line: ingest, check, search, ask, papers, corpora, drop, serve, eval."""
 
 from __future__ import annotations
 
@@ -13,9 +13,11 @@ import click
 from .checking import CheckReport, check_store, repair_store
 from .client import QAClient
 from .config import Settings, load_settings
+from .corpora import Corpora, Scope, corpus_name
 from .corpus import load_corpus
 from .errors import QAError
 from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
+from .filters import filters_from_options
 from .index import Index
 from .inputs import question_text
 from .retrieval import Retriever
@@ -41,6 +43,36 @@ def settings_from(ctx: click.Context) -> Settings:
     return ctx.obj["settings"]
 
 
+def scope_options(func: Callable) -> Callable:
+    """--corpus (repeatable; default every corpus) and the metadata filters --year/--venue/--author/--keyword."""
+    options = [
+        click.option("--corpus", "corpora", multiple=True, help="Read this corpus (repeat for several; default: every corpus)."),
+        click.option("--year", "years", multiple=True, type=int, help="Only papers from this year (repeat for any of several)."),
+        click.option("--venue", "venues", multiple=True, help="Only papers from this venue (case and accents ignored; repeatable)."),
+        click.option("--author", "authors", multiple=True, help="Only papers with this author (the full name; repeatable)."),
+        click.option("--keyword", "keywords", multiple=True, help="Only papers with this keyword (repeatable)."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def chosen_scope(services: Services, corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> Scope:
+    """The scope the options name; a bad value is an error naming the option (exit 1)."""
+    names = [corpus_name(name, "--corpus") for name in corpora] or None
+    only = filters_from_options(services.settings, year=years, venue=venues, author=authors, keyword=keywords)
+    return services.corpora.scope(names, only)
+
+
+def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> dict:
+    """The same options as a request body's corpus and filters (for --server)."""
+    given = {"year": list(years), "venue": list(venues), "author": list(authors), "keyword": list(keywords)}
+    payload: dict = {"filters": {k: v for k, v in given.items() if v}} if any(given.values()) else {}
+    if corpora:
+        payload["corpus"] = list(corpora)
+    return payload
+
+
 @click.group()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default config/default.toml).")
 @click.pass_context
@@ -53,29 +85,39 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--sync", is_flag=True, help="Also remove papers that are no longer in PATHS.")
+@click.option("--corpus", default=None, help="The corpus to write (created if new); default: the default corpus (setting `collection`).")
 @click.pass_context
 @friendly_errors
-def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
+def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str | None) -> None:
     """Read, chunk, embed and index PATHS (files or folders; default: the seeds folder)."""
     settings = settings_from(ctx)
+    name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
     papers = load_corpus(paths or [settings.seeds_dir])  # everything is validated before any write
-    index = Index(settings)
-    if sys.stderr.isatty():
-        with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
-            summary = index.ingest(papers, sync=sync, progress=bar.update, on_wait=say_waiting)
-    else:  # logs and pipes get one line per written batch
-        done = [0]
-
-        def report(count: int) -> None:
-            done[0] += count
-            click.echo(f"ingested {done[0]}/{len(papers)} papers", err=True)
-
-        summary = index.ingest(papers, sync=sync, progress=report, on_wait=say_waiting)
+    corpora = Corpora(settings)
+    with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
+        corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
+        summary = run_ingest(corpora.open(name), papers, sync)
     repaired = f", {summary.repaired} with missing or extra chunks re-embedded" if summary.repaired else ""
+    if name != settings.collection:
+        click.echo(f"corpus {name}: ", nl=False)
     click.echo(
         f"{summary.papers} papers ({summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged, "
         f"{summary.removed} removed{repaired}), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"
     )
+
+
+def run_ingest(index: Index, papers: list, sync: bool) -> Any:
+    """The ingest with a progress bar on a terminal, one line per written batch in logs and pipes."""
+    if sys.stderr.isatty():
+        with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
+            return index.ingest(papers, sync=sync, progress=bar.update, on_wait=say_waiting)
+    done = [0]
+
+    def report(count: int) -> None:
+        done[0] += count
+        click.echo(f"ingested {done[0]}/{len(papers)} papers", err=True)
+
+    return index.ingest(papers, sync=sync, progress=report, on_wait=say_waiting)
 
 
 def say_waiting(message: str) -> None:
@@ -85,30 +127,41 @@ def say_waiting(message: str) -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--repair", is_flag=True, help="Re-embed the damaged papers, drop stray chunks, rebuild manifest and BM25.")
+@click.option("--corpus", "chosen", multiple=True, help="Check this corpus (repeat for several; default: every corpus).")
 @click.pass_context
 @friendly_errors
-def check(ctx: click.Context, paths: tuple[str, ...], repair: bool) -> None:
+def check(ctx: click.Context, paths: tuple[str, ...], repair: bool, chosen: tuple[str, ...]) -> None:
     """Verify the store against the manifest (papers, chunks, hashes, BM25, test queries); exit 1 if damaged.
 
     With --repair, damaged papers are re-embedded from their stored records; papers missing from the
     store (or with a damaged record) are taken from PATHS when given."""
     settings = settings_from(ctx)
     corpus = load_corpus(paths) if paths else []  # validated before anything is written
-    index = Index(settings)
-    with index.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
-        report = check_store(index)
-        print_report(report)
-        if report.ok or not repair:
-            sys.exit(0 if report.ok else 1)
-        repair_store(index, report, corpus, say=click.echo)
-        after = check_store(index)
+    names = [name if name == settings.collection else corpus_name(name, "--corpus") for name in chosen] or None
+    registry = Corpora(settings)
+    with registry.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
+        scope = registry.scope(names)
+        results = [check_corpus(part.name, part.index, corpus, repair, len(scope.parts) > 1) for part in scope.parts]
+    sys.exit(0 if all(results) else 1)
+
+
+def check_corpus(name: str, index: Index, corpus: list, repair: bool, several: bool) -> bool:
+    """Check one corpus (and repair it when asked); True when it is sound in the end."""
+    if several:
+        click.echo(f"corpus {name}:")
+    report = check_store(index)
+    print_report(report)
+    if report.ok or not repair:
+        return report.ok
+    repair_store(index, report, corpus, say=click.echo)
+    after = check_store(index)
     if after.ok:
         click.echo("repaired: the store matches the manifest")
-        return
+        return True
     click.echo("still wrong after the repair:")
     for finding in after.findings:
         click.echo(f"  {finding}")
-    sys.exit(1)
+    return False
 
 
 def print_report(report: CheckReport) -> None:
@@ -125,9 +178,10 @@ def print_report(report: CheckReport) -> None:
 @click.argument("question")
 @click.option("--k", default=None, type=click.IntRange(1, 100), help="Papers to return.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@scope_options
 @click.pass_context
 @friendly_errors
-def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> None:
+def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **chosen: Any) -> None:
     """The papers most relevant to QUESTION, with the evidence that matched."""
     settings = settings_from(ctx)
     if not question.strip():
@@ -135,15 +189,18 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
     question = question_text(question, settings, "QUESTION")
     services = Services(settings)
     with services.reading():  # not while an ingest writes (exit 75)
-        services.index.require_ready()
-        hits = Retriever(services.index, settings).search(question, k, texts=False)
+        scope = chosen_scope(services, **chosen)
+        scope.require_ready()
+        hits = Retriever(services.index, settings, services.corpora).search(question, k, texts=False, scope=scope)
     if as_json:
-        click.echo(json.dumps({"results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        click.echo(json.dumps({"results": [h.to_dict() for h in hits], "corpora": scope.names, "filters": scope.filter.to_dict()},
+                              ensure_ascii=False, indent=2))
         return
     if not hits:
-        click.echo("No paper in the corpus is relevant to that question.")
+        click.echo("No paper matches these filters." if scope.filter else "No paper in the corpus is relevant to that question.")
     for rank, hit in enumerate(hits, 1):
-        click.echo(f"{rank}. {hit.label}  [{hit.paper_id}]  score {hit.score:.4f}")
+        where = f", {hit.corpus}" if len(scope.parts) > 1 else ""
+        click.echo(f"{rank}. {hit.label}  [{hit.paper_id}{where}]  score {hit.score:.4f}")
         for evidence in hit.evidence[:1]:
             click.echo(f"   “{evidence.text[:300]}”")
 
@@ -153,19 +210,22 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
 @click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers to retrieve.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer object as JSON.")
 @click.option("--server", default=None, help="Ask a running qa-service at this URL instead of the local index.")
+@scope_options
 @click.pass_context
 @friendly_errors
-def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None) -> None:
+def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None, **chosen: Any) -> None:
     """Answer QUESTION from the abstracts, with numbered citations."""
     if not question.strip():
         raise click.UsageError("QUESTION must not be empty")
     question = question_text(question, settings_from(ctx), "QUESTION")
     if server:
-        answer = QAClient(server).ask(question, k)
+        filters_from_options(settings_from(ctx), year=chosen["years"], venue=chosen["venues"], author=chosen["authors"],
+                             keyword=chosen["keywords"])  # checked here, as locally
+        answer = QAClient(server).ask(question, k, **filter_payload(**chosen))
     else:
         services = Services(settings_from(ctx))
         with services.reading():
-            answer = services.ask(question, k)
+            answer = services.answerer.ask(question, k, scope=chosen_scope(services, **chosen))
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
         return
@@ -173,29 +233,70 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
     cited = {c.n: c for c in answer.citations}
     if cited:
         click.echo("\nSources:")
+    several = len(answer.corpora) > 1
     for n, citation in sorted(cited.items()):
         mark = "" if citation.supported else "  (not supported by this abstract)"
-        click.echo(f"[{n}] {citation.label}  ({citation.paper_id}){mark}")
+        where = f", {citation.corpus}" if several and citation.corpus else ""
+        click.echo(f"[{n}] {citation.label}  ({citation.paper_id}{where}){mark}")
+    if answer.filters:
+        click.echo("Filters: " + "; ".join(f"{name} {', '.join(map(str, values))}" for name, values in answer.filters.items()))
     for warning in answer.warnings:
         click.echo(f"warning: {warning}", err=True)
 
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@scope_options
 @click.pass_context
 @friendly_errors
-def papers(ctx: click.Context, as_json: bool) -> None:
-    """List the indexed papers: id and label."""
+def papers(ctx: click.Context, as_json: bool, **chosen: Any) -> None:
+    """List the indexed papers: id and label (and corpus, when there are several)."""
     services = Services(settings_from(ctx))
     with services.reading():
-        records = services.index.list_papers()
+        scope = chosen_scope(services, **chosen)
+        records = scope.records()
     if as_json:
-        listing = [{k: v for k, v in p.to_dict().items() if k not in ("text", "abstract")} for p in records]
+        listing = [{**{k: v for k, v in p.to_dict().items() if k not in ("text", "abstract")}, "corpus": name} for name, p in records]
         click.echo(json.dumps({"papers": listing, "total": len(records)}, ensure_ascii=False, indent=2))
         return
-    for record in records:
-        click.echo(f"{record.id}\t{record.label}")
+    for name, record in records:
+        click.echo(f"{record.id}\t{record.label}" + (f"\t{name}" if len(scope.parts) > 1 else ""))
     click.echo(f"{len(records)} papers", err=True)
+
+
+@main.command(name="corpora")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+@friendly_errors
+def list_corpora(ctx: click.Context, as_json: bool) -> None:
+    """List the corpora: name, papers, version and embedding model."""
+    services = Services(settings_from(ctx))
+    with services.reading():
+        rows = [services.corpora.describe(name) for name in services.corpora.names()]
+    if as_json:
+        click.echo(json.dumps({"corpora": rows}, ensure_ascii=False, indent=2))
+        return
+    for row in rows:
+        mark = "  (default)" if row["default"] else ""
+        click.echo(f"{row['name']}\t{row['papers']} papers\tversion {row['version'] or '-'}\t{row['embedding_model']}{mark}")
+
+
+@main.command()
+@click.argument("name")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+@friendly_errors
+def drop(ctx: click.Context, name: str, yes: bool) -> None:
+    """Remove the corpus NAME: its papers, chunks, manifest and BM25 index."""
+    settings = settings_from(ctx)
+    if name != settings.collection:
+        corpus_name(name, "NAME")
+    registry = Corpora(settings)
+    held = registry.describe(name)  # an unknown corpus is an error naming those there are
+    if not yes:
+        click.confirm(f"Remove corpus {name} ({held['papers']} papers)?", abort=True)
+    dropped = registry.drop(name, on_wait=say_waiting)
+    click.echo(f"dropped corpus {name} ({dropped['papers']} papers, {dropped['chunks']} chunks)")
 
 
 @main.command()

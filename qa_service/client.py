@@ -52,8 +52,10 @@ class QAClient:
             raise QAError(f"qa-service at {self.shown_url} sent a reply that is not JSON", status=502, code="bad_reply")
         return body
 
-    def ask(self, question: str, k: int | None = None, history: list[dict] | None = None) -> Answer:
-        payload: dict = {"question": question}
+    def ask(self, question: str, k: int | None = None, history: list[dict] | None = None, *,
+            corpus: str | list[str] | None = None, filters: dict | None = None) -> Answer:
+        """`corpus`: one name or a list (default every corpus); `filters`: {year, venue, author, keyword}."""
+        payload: dict = {"question": question, **_scope(corpus, filters)}
         if k is not None:
             payload["k"] = k
         if history:
@@ -64,11 +66,17 @@ class QAClient:
         except (KeyError, TypeError, ValueError) as exc:
             raise QAError(f"qa-service at {self.shown_url} sent an answer we could not read ({exc!r})", status=502, code="bad_reply") from exc
 
-    def search(self, question: str, k: int | None = None) -> dict:
-        payload: dict = {"question": question}
+    def search(self, question: str, k: int | None = None, *, corpus: str | list[str] | None = None,
+               filters: dict | None = None) -> dict:
+        payload: dict = {"question": question, **_scope(corpus, filters)}
         if k is not None:
             payload["k"] = k
         return self._post("/api/search", payload)
+
+
+def _scope(corpus: str | list[str] | None, filters: dict | None) -> dict:
+    """The body's corpus and filters, left out when not given (the server's defaults)."""
+    return {**({"corpus": corpus} if corpus else {}), **({"filters": filters} if filters else {})}
 
 
 def _retry_after(response: requests.Response) -> float | None:

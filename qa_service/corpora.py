@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
+from chromadb.errors import NotFoundError
+
 from .config import Settings
 from .errors import BadRequest, CorpusError, NotFound, NotIndexed, QAError
 from .filters import NO_FILTER, MetadataFilter, normalize
@@ -163,7 +165,14 @@ class Corpora:
         listed = self._listed
         if listed is not None and time.monotonic() - listed[0] < NAMES_TTL:
             return listed[1]
-        client = self.default.client
+        opened = self._indexes.get(self.default_name) or next(iter(self._indexes.values()), None)
+        stored = self._stored((opened or self.default).client)  # listing needs no default corpus to exist
+        names = [self.default_name, *sorted(name for name in stored if name != self.default_name and _NAME.fullmatch(name))]
+        self._listed = (time.monotonic(), names)
+        return names
+
+    def _stored(self, client: Any) -> set[str]:
+        """The corpora whose two collections the store holds."""
         try:
             found = {collection.name for collection in client.list_collections()}
         except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
@@ -171,10 +180,7 @@ class Corpora:
                 raise
             raise store_error(self.settings, exc) from exc
         bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in _KINDS]
-        others = sorted(name for name in bases[0] & bases[1] if name != self.default_name and _NAME.fullmatch(name))
-        names = [self.default_name, *others]
-        self._listed = (time.monotonic(), names)
-        return names
+        return bases[0] & bases[1]
 
     def get(self, name: str) -> Index:
         """An existing corpus's index; an unknown name is a 404 naming the corpora there are."""
@@ -195,10 +201,13 @@ class Corpora:
         with self._lock:
             if generation == self._generation or not self._indexes:
                 return
-            indexes = list(self._indexes.values())
-            close_client(indexes[0].client)
+            close_client(next(iter(self._indexes.values())).client)
             client = open_client(self.settings)
-            for index in indexes:
+            stored = self._stored(client)
+            for name, index in list(self._indexes.items()):
+                if name != self.default_name and name not in stored:  # dropped by another process: not recreated
+                    del self._indexes[name]
+                    continue
                 index.reopen(client, generation)
             self._generation = generation
             self._listed = None
@@ -303,7 +312,7 @@ class Corpora:
                 for kind in _KINDS:
                     try:
                         index.client.delete_collection(f"{name}_{kind}")
-                    except ValueError:  # already gone (a drop interrupted after the first)
+                    except NotFoundError:  # already gone (a drop interrupted after the first)
                         pass
                     except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
                         if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):

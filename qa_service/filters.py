@@ -49,11 +49,6 @@ def record_fields(paper: Paper) -> dict[str, Any]:
     }
 
 
-def written_fields(paper: Paper) -> dict[str, Any]:
-    """record_fields without the empty ones: what an upsert writes."""
-    return {key: value for key, value in record_fields(paper).items() if value is not None}
-
-
 @dataclass(frozen=True)
 class MetadataFilter:
     """What a request restricts papers to; empty: no restriction. Values as given (for display)."""
@@ -152,9 +147,8 @@ def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> Me
 
 
 def filters_from_options(settings: Settings, **options: Iterable[Any]) -> MetadataFilter:
-    """The command line's repeated --year/--venue/--author/--keyword options."""
-    given = {name: list(values) for name, values in options.items() if values}
-    return parse_filters(given, settings, "--filters") if given else NO_FILTER
+    """The command line's repeated --year/--venue/--author/--keyword options; an error names the option."""
+    return MetadataFilter(**{name: _values(name, list(values), settings, f"--{name}") for name, values in options.items() if values})
 
 
 def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataFilter:

@@ -26,7 +26,7 @@ from .chunking import chunk_text
 from .config import Settings
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed, QAError, StoreBusy, StoreDamaged
-from .filters import FIELDS_VERSION, MARK, record_fields, written_fields
+from .filters import FIELDS_VERSION, MARK, record_fields
 from .lexical import LexicalIndex, empty_lexical
 from .locking import StoreLocks
 from .manifest import ManifestFiles, ManifestRead
@@ -306,7 +306,7 @@ class Index:
                 progress(len(papers) - len(todo))
             for begin in range(0, len(relabel), 1000):  # metadata only (a title, a label): nothing re-embedded
                 batch = relabel[begin : begin + 1000]
-                self.papers.update(ids=[p.id for p in batch], metadatas=[{**self._paper_metadata(p, existing[p.id].n_chunks), **record_fields(p)} for p in batch])
+                self.papers.update(ids=[p.id for p in batch], metadatas=[self._paper_metadata(p, existing[p.id].n_chunks) for p in batch])
                 chunk_fields = [(cid, record_fields(p)) for p in batch for cid in sorted(expected_chunk_ids(p.id, existing[p.id].n_chunks))]
                 if chunk_fields:  # the filter fields travel with the chunks, where the dense side filters
                     self.chunks.update(ids=[cid for cid, _ in chunk_fields], metadatas=[fields for _, fields in chunk_fields])
@@ -371,7 +371,7 @@ class Index:
             embeddings=vectors,
             documents=[c.text for c in flat],
             metadatas=[{"paper_id": c.paper_id, "position": c.position, "start": c.start, "end": c.end, **fields}
-                       for p, chunks in zip(papers, chunks_by_paper) for fields in [written_fields(p)] for c in chunks],
+                       for p, chunks in zip(papers, chunks_by_paper) for fields in [record_fields(p)] for c in chunks],
         )
         paper_vectors, offset = [], 0
         for chunks in chunks_by_paper:
@@ -391,7 +391,8 @@ class Index:
             "label": paper.label, "title": paper.title, "source": paper.source, "abstract": paper.abstract,
             "authors": json.dumps(paper.authors), "keywords": json.dumps(paper.keywords), "year": paper.year or 0,
             "venue": paper.venue, "url": paper.url, "content_hash": paper.content_hash,
-            "embed_hash": self.embed_hash(paper), "n_chunks": n_chunks, **written_fields(paper),
+            "embed_hash": self.embed_hash(paper), "n_chunks": n_chunks,
+            **record_fields(paper),  # None removes a field the paper no longer has (Chroma merges metadata)
         }
 
     def _delete_paper(self, paper_id: str, chunk_ids: set[str]) -> None:

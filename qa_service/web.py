@@ -110,11 +110,16 @@ def security_headers(response: Response) -> Response:
 @api.get("/healthz")
 def healthz() -> Any:
     """The process is up (even when the index is not): for liveness probes. Papers per corpus."""
+    counts: dict[str, int] = {}
     try:
         corpora = services().corpora
-        counts = {name: corpora.open(name).papers.count() for name in corpora.names()}
+        for name in corpora.names():
+            try:
+                counts[name] = corpora.open(name).papers.count()
+            except Exception:  # noqa: BLE001 - e.g. dropped by another process a moment ago
+                continue
     except Exception:  # noqa: BLE001 - liveness must not depend on the store
-        counts = {}
+        pass
     return jsonify(status="ok", papers=sum(counts.values()), corpora=counts)
 
 

@@ -1,0 +1,137 @@
+"""Metadata filters: parsed with errors that name the field, and one Chroma `where` that selects exactly the
+papers the filter means, on the paper records and on the chunks (hypothesis, against a real Chroma)."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from qa_service.corpus import load_corpus
+from qa_service.errors import BadRequest
+from qa_service.filters import MetadataFilter, normalize, parse_filters, parse_metadata, record_fields
+from qa_service.index import Index
+from qa_service.records import Paper, paper_of
+from tests.conftest import ROOT, make_settings
+
+METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"
+
+
+@pytest.fixture(scope="module")
+def metadata_index(tmp_path_factory) -> Index:
+    index = Index(make_settings(tmp_path_factory.mktemp("filter-data")))
+    index.ingest(load_corpus([METADATA_PAPERS]))
+    return index
+
+
+@pytest.fixture(scope="module")
+def papers() -> list[Paper]:
+    return load_corpus([METADATA_PAPERS])
+
+
+def test_a_filter_is_parsed_from_one_value_or_a_list(settings):
+    parsed = parse_filters({"year": 2026, "venue": ["ICLR 2026", "NeurIPS 2025"], "author": "Ada  Marchetti"}, settings)
+    assert parsed == MetadataFilter(year=(2026,), venue=("ICLR 2026", "NeurIPS 2025"), author=("Ada Marchetti",))
+    assert parsed.describe() == "year 2026, venue ICLR 2026 or NeurIPS 2025, author Ada Marchetti"
+    assert parsed.to_dict() == {"year": [2026], "venue": ["ICLR 2026", "NeurIPS 2025"], "author": ["Ada Marchetti"]}
+    assert not parse_filters(None, settings) and not parse_filters({}, settings)
+
+
+@pytest.mark.parametrize("value, named", [
+    ({"yeer": 2026}, "filters.yeer"),
+    ({"year": "2026"}, "filters.year"),
+    ({"year": True}, "filters.year"),
+    ({"year": 0}, "filters.year"),
+    ({"year": 10000}, "filters.year"),
+    ({"year": [2026, 1.5]}, "filters.year"),
+    ({"year": []}, "filters.year"),
+    ({"venue": ""}, "filters.venue"),
+    ({"venue": " \u200b "}, "filters.venue"),
+    ({"author": 7}, "filters.author"),
+    ({"keyword": "x" * 201}, "filters.keyword"),
+    ({"keyword": ["a"] * 21}, "filters.keyword"),
+    ([2026], "filters"),
+])
+def test_an_unknown_field_or_a_bad_value_is_a_400_naming_it(settings, value, named):
+    with pytest.raises(BadRequest) as caught:
+        parse_filters(value, settings)
+    assert caught.value.status == 400 and f"'{named}'" in caught.value.message and caught.value.param == named
+
+
+def test_v1_metadata_values_are_strings_as_openai_sends_them(settings):
+    assert parse_metadata({"year": "2026", "venue": "ICLR 2026"}, settings) == MetadataFilter(year=(2026,), venue=("ICLR 2026",))
+    for bad, named in [({"year": 2026}, "metadata.year"), ({"year": "20x6"}, "metadata.year"), ({"year": "2026\n"}, "metadata.year"),
+                       ({"team": "a"}, "metadata.team"), ({"author": ["a"]}, "metadata.author")]:
+        with pytest.raises(BadRequest) as caught:
+            parse_metadata(bad, settings)
+        assert caught.value.param == named
+
+
+def test_text_matches_ignore_case_accents_and_spacing():
+    assert normalize("  Adà   MARCHETTI ") == normalize("ada marchetti") == "ada marchetti"
+    paper = Paper("p", "a", "a", authors=["Adà Marchetti"], venue="ICLR 2026", year=2026, keywords=["Speech"])
+    assert MetadataFilter(author=("ada marchetti",), venue=("iclr  2026",), keyword=("SPEECH",), year=(2025, 2026)).matches(paper)
+    assert not MetadataFilter(author=("ada",)).matches(paper)  # the full name, not a part of it
+
+
+def test_empty_fields_are_removed_from_a_record(settings):
+    """Chroma merges metadata on upsert and update: a field the paper no longer has must be written as None."""
+    fields = record_fields(Paper("p", "a", "a"))
+    assert fields["f_v"] == 1 and all(fields[key] is None for key in ("f_year", "f_venue", "f_authors", "f_keywords"))
+
+
+VALUES = {
+    "year": [2024, 2025, 2026],
+    "venue": ["NeurIPS 2025", "iclr 2026", "ICML 2025", "CVPR 2024"],
+    "author": ["Ada Marchetti", "jonas berg", "Priya Raman", "Li Wei", "Nobody Here"],
+    "keyword": ["speech", "Unlearning", "routing", "llm", "quantum"],
+}
+filters = st.fixed_dictionaries({}, optional={name: st.lists(st.sampled_from(values), min_size=1, max_size=3, unique=True)
+                                              for name, values in VALUES.items()})
+
+
+@given(chosen=filters)
+@hsettings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+def test_the_chroma_where_selects_exactly_the_papers_the_filter_means(metadata_index, papers, chosen):
+    """The translation is checked against the filter's plain meaning, on both collections it queries."""
+    only = MetadataFilter(**{name: tuple(values) for name, values in chosen.items()})
+    expected = {p.id for p in papers if only.matches(p)}
+    where = only.where()
+    if where is None:
+        assert expected == {p.id for p in papers}
+        return
+    assert set(metadata_index.papers.get(where=where, include=[])["ids"]) == expected
+    chunks = metadata_index.chunks.get(where=where, include=[])["ids"]
+    assert {paper_of(cid) for cid in chunks} == expected
+    assert set(chunks) == {cid for pid, ids in metadata_index.chunk_ids_by_paper().items() if pid in expected for cid in ids}
+
+
+def test_an_edited_paper_loses_a_field_on_its_record_and_its_chunks(tmp_path, papers):
+    """Dropping a paper's venue is a metadata-only edit (nothing re-embedded): the filter must stop finding it."""
+    index = Index(make_settings(tmp_path / "data"))
+    index.ingest(papers)
+    edited = [Paper(**{**p.to_dict(), "venue": ""}) if p.id == "iclr26-101" else p for p in papers]
+    summary = index.ingest(edited)
+    assert summary.chunks == 0 and summary.updated == 1
+    where = MetadataFilter(venue=("ICLR 2026",)).where()
+    assert "iclr26-101" not in index.papers.get(where=where, include=[])["ids"]
+    assert not [cid for cid in index.chunks.get(where=where, include=[])["ids"] if cid.startswith("iclr26-101#")]
+
+
+def test_a_store_written_before_filters_gets_its_fields_at_the_next_ingest(tmp_path, papers):
+    """Records without the filter fields (an older data dir) are filled in by a metadata-only pass, and
+    `check` names them until then."""
+    from qa_service.checking import check_store
+
+    index = Index(make_settings(tmp_path / "data"))
+    index.ingest(papers)
+    bare = {key: None for key in record_fields(papers[0])}
+    index.papers.update(ids=[p.id for p in papers], metadatas=[bare] * len(papers))
+    chunk_ids = sorted(cid for ids in index.chunk_ids_by_paper().values() for cid in ids)
+    index.chunks.update(ids=chunk_ids, metadatas=[bare] * len(chunk_ids))
+    where = MetadataFilter(year=(2026,)).where()
+    assert index.papers.get(where=where, include=[])["ids"] == []
+    assert any("filter fields" in str(f) for f in check_store(index).findings)
+    summary = index.ingest(papers)
+    assert summary.chunks == 0 and summary.updated == len(papers)  # nothing re-embedded
+    assert sorted(index.papers.get(where=where, include=[])["ids"]) == ["iclr26-101", "iclr26-102", "iclr26-103", "iclr26-104"]
+    assert check_store(index).ok
