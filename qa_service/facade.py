@@ -108,7 +108,7 @@ def models() -> Any:
 def model(model_id: str) -> Any:
     known = model_ids()
     if model_id not in known:
-        raise NotFound(f"the model {model_id!r} does not exist here: the models are {', '.join(known)}",
+        raise NotFound(f"the model {model_id!r} does not exist here: the models are {', '.join(map(repr, known))}",
                        code="model_not_found", param="model")
     return jsonify(model_entry(model_id))
 

@@ -10,13 +10,14 @@ is a Chroma query with `where`, and the lexical side scores only the papers the 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .config import Settings
 from .errors import BadRequest
-from .inputs import has_visible, unicode_text
+from .inputs import YEAR_PATTERN, has_visible, unicode_text
 from .records import Paper
 
 FIELDS = ("year", "venue", "author", "keyword")
@@ -25,6 +26,7 @@ STORED = {"year": "f_year", "venue": "f_venue", "author": "f_authors", "keyword"
 #: Set on every record written with filter fields: records from before are backfilled by the next ingest.
 MARK, FIELDS_VERSION = "f_v", 1
 YEAR_MIN, YEAR_MAX = 1, 9999
+_YEAR_TEXT = re.compile(YEAR_PATTERN)
 _TEXT_FIELDS = ("venue", "author", "keyword")
 
 
@@ -135,8 +137,8 @@ def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> Me
     converted = dict(value)
     year = converted.get("year")
     if isinstance(year, str):
-        if not (year.isascii() and year.isdigit() and len(year) <= 4):
-            raise BadRequest(f"'{what}.year' must be a year of at most four digits, such as \"2026\"", param=f"{what}.year")
+        if not _YEAR_TEXT.fullmatch(year):
+            raise BadRequest(f"'{what}.year' must be a year from 1 to 9999, such as \"2026\"", param=f"{what}.year")
         converted["year"] = int(year)
     elif "year" in converted:
         raise BadRequest(f"'{what}.year' must be a string, such as \"2026\"", param=f"{what}.year")
@@ -159,8 +161,8 @@ def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataF
         if not values:
             continue
         if name == "year":
-            if not all(v.isascii() and v.isdigit() and len(v) <= 4 for v in values):
-                raise BadRequest("'year' must be a year of at most four digits, such as 2026", param="year")
+            if not all(_YEAR_TEXT.fullmatch(v) for v in values):
+                raise BadRequest("'year' must be a year from 1 to 9999, such as 2026", param="year")
             values = [int(v) for v in values]
         given[name] = values
     return parse_filters(given, settings, "query") if given else NO_FILTER

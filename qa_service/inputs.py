@@ -125,6 +125,8 @@ CHAT_OPTIONS: dict[str, dict] = {
     "service_tier": {"type": "string", "nullable": True},
 }
 MODEL_SEPARATOR = ":"  # qa-service:<corpus> asks one corpus
+#: A year written as text (/v1 metadata, query strings): 1 to 9999, leading zeros allowed; matched whole.
+YEAR_PATTERN = "^0*[1-9][0-9]{0,3}$"
 
 
 def filter_text_schema(settings: Settings) -> dict:
@@ -148,7 +150,7 @@ def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
     (OpenAI's metadata values are strings, so a year is "2026")."""
     text = filter_text_schema(settings)
     metadata = {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
-        "year": {"type": "string", "pattern": "^[0-9]{1,4}$", "description": 'a year of at most four digits, such as "2026"'}, "venue": text, "author": text, "keyword": text}}
+        "year": {"type": "string", "pattern": YEAR_PATTERN, "description": 'a year from 1 to 9999, such as "2026"'}, "venue": text, "author": text, "keyword": text}}
     return {**CHAT_OPTIONS, "model": {"type": "string", "enum": list(models)}, "metadata": metadata}
 # Why a value outside the schema is refused, where the schema alone does not say it.
 _WHY = {
@@ -229,7 +231,7 @@ def chat_request(body: dict, settings: Settings, models: Sequence[str] = (MODEL_
             raise BadRequest(f"Unrecognized request argument supplied: {name}", code="unknown_parameter", param=name)
     model = body.get("model", MODEL_ID)
     if isinstance(model, str) and model not in models:
-        raise BadRequest(f"the model {model!r} does not exist here: the models are {', '.join(models)} (see GET /v1/models)",
+        raise BadRequest(f"the model {model!r} does not exist here: the models are {', '.join(map(repr, models))} (see GET /v1/models)",
                          code="model_not_found", param="model")
     for name, schema in options.items():
         if name in body and (problem := violation(body[name], schema, name)):

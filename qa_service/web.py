@@ -13,7 +13,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException
 from . import access, facade, metrics
 from .config import Settings, load_settings
 from .corpora import Scope, corpus_names
-from .errors import NotFound, QAError
+from .errors import BadRequest, NotFound, QAError
 from .filters import MetadataFilter, filters_from_query, parse_filters
 from .index import Index
 from .inputs import history_turns, k_value, paper_filter, question_text
@@ -81,6 +81,8 @@ def query_corpora() -> list[str] | None:
 
 def body_scope(data: dict) -> tuple[list[str] | None, MetadataFilter]:
     """A body's `corpus` and `filters`, checked before the store is read (a 400 names the field)."""
+    if "corpus" in data and data["corpus"] is None:
+        raise BadRequest("'corpus' must be a corpus name or a list of them; leave it out to read every corpus", param="corpus")
     return corpus_names(data.get("corpus")), parse_filters(data.get("filters"), services().settings)
 
 

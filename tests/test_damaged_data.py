@@ -53,7 +53,7 @@ def test_damaged_bm25_files_are_rebuilt_from_the_store(data, damage):
     for path in bm25_files(data):
         damage(path)
     client = served(data)
-    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57}
+    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57, "corpora": {"iclr2026": 57}}
     for path in ("/api/search", "/api/ask"):
         assert client.post(path, json=QUESTION).status_code == 200
     assert client.post("/api/search", json=QUESTION).get_json()["results"][0]["label"] == "RouterArena"
@@ -81,7 +81,7 @@ def test_a_lost_manifest_is_rebuilt_and_bm25_still_answers(data, damage):
     assert [h.label for h in hits] == ["RouterArena"]
     assert index.manifest()["state"] == "ready" and index.manifest()["papers"] == 57  # written anew
     client = served(data)
-    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57}
+    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57, "corpora": {"iclr2026": 57}}
 
 
 def corrupt_pages(path):

@@ -29,7 +29,7 @@ def client(server):
 
 
 def test_models_lists_the_service(client):
-    assert [m.id for m in client.models.list().data] == ["qa-service"]
+    assert [m.id for m in client.models.list().data] == ["qa-service", "qa-service:iclr2026"]  # every corpus, and each
 
 
 def test_chat_completion_answers_with_sources_and_citations(client):

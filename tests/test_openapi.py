@@ -18,6 +18,7 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
 )
 
 from bench.common import free_port, wait_until_up  # noqa: E402
+from qa_service.corpora import Corpora  # noqa: E402
 from qa_service.corpus import load_corpus  # noqa: E402
 from qa_service.errors import QAError  # noqa: E402
 from qa_service.index import Index  # noqa: E402
@@ -189,7 +190,9 @@ API_KEY = "st-key"
 def served(tmp_path_factory):
     """gunicorn with an API key and rate limits too high to reach: 401 and 429 are in the document, and tested."""
     data = tmp_path_factory.mktemp("served-data")
-    Index(make_settings(data)).ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
+    corpora = Corpora(make_settings(data))  # two corpora: names and filters are in the document, and fuzzed
+    corpora.default.ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
+    corpora.open("conf").ingest(load_corpus([ROOT / "tests" / "data" / "metadata_papers.jsonl"]))
     port = free_port()
     env = {**os.environ, "QA_DATA_DIR": str(data), "QA_API_KEY": API_KEY, "QA_RATE_LIMIT": "100000 per minute",
            "QA_ANSWER_RATE_LIMIT": "100000 per minute"}
