@@ -81,7 +81,8 @@ export async function loadStatus() {
   } else {
     const mode = info.model === "extractive" ? "offline extractive mode" : `model: ${info.model}`;
     const built = info.index.built_at ? `indexed ${info.index.built_at.replace("T", " ").replace("Z", " UTC")}` : "not indexed yet";
-    status.textContent = `${mode} · ${info.index.papers} papers · ${built}`;
+    const corpora = info.corpora && info.corpora.length > 1 ? ` in ${info.corpora.length} corpora` : "";
+    status.textContent = `${mode} · ${info.index.papers} papers${corpora} · ${built}`;
   }
   schedule(STATUS_EVERY_MS);
   return info;
@@ -110,13 +111,13 @@ export function watchConnection() {
 // --- the answer stream --------------------------------------------------------------------
 // POST the question and call handlers.sources / handlers.delta as events arrive; resolves with
 // the final answer, rejects with the server's error, a cut stream, or an AbortError.
-export async function streamAnswer(question, history, handlers, signal) {
+export async function streamAnswer(question, history, handlers, signal, scope = {}) {
   let response;
   try {
     response = await authorizedFetch("/api/ask/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ question, history }),
+      body: JSON.stringify({ question, history, ...scope }),
       signal,
     });
   } catch (err) {

@@ -8,6 +8,7 @@ import { filterPapers, resetBrowse } from "./browse.js";
 import * as chat from "./chat.js";
 import { announce, el, isTyping } from "./dom.js";
 import { hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
+import { initScope } from "./scope.js";
 import { exportConversation } from "./share.js";
 import * as store from "./store.js";
 
@@ -212,6 +213,7 @@ function init() {
       updateCounter();
     }
   });
+  initScope();
   resetBrowse();
   applyRoute();
   if (readRoute().view === "ask" && !readRoute().paper) box.focus();

@@ -5,6 +5,7 @@
 import { streamAnswer } from "./api.js";
 import { el } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
+import { currentScope, describeScope } from "./scope.js";
 import { citedSources, copyAnswer } from "./share.js";
 import * as store from "./store.js";
 
@@ -40,7 +41,7 @@ export function currentConversation() {
 // --- asking -------------------------------------------------------------------------------
 export function ask(question) {
   if (isBusy()) return false;
-  const data = { question, status: "pending" };
+  const data = { question, status: "pending", scope: currentScope() };
   chat.conversation.turns.push(data);
   store.setCurrentId(chat.conversation.id);
   store.saveConversation(chat.conversation);
@@ -83,7 +84,7 @@ async function run(conversation, data, view) {
         renderMarkdown(view.answer, text.replace(PARTIAL_MARKER, ""), markerFor(view, data));
         follow();
       },
-    }, controller.signal);
+    }, controller.signal, data.scope || {});
     data.status = "done";
     data.final = final;
     renderFinal(view, data);
@@ -191,7 +192,7 @@ function resetTurn(view) {
   view.answer.replaceChildren();
   view.answer._markdown = null;
   view.answer.setAttribute("aria-busy", "true");
-  for (const old of view.turn.querySelectorAll(".searched, .retrieved, .sources, .warnings, .did-you-mean, .meta, .turn-actions, .stopped")) old.remove();
+  for (const old of view.turn.querySelectorAll(".searched, .scope-used, .retrieved, .sources, .warnings, .did-you-mean, .meta, .turn-actions, .stopped")) old.remove();
 }
 
 function showSearched(view, asked, searched) {
@@ -249,7 +250,11 @@ function renderFinal(view, data) {
   const { turn, answer } = view;
   const final = data.final;
   answer.className = "answer";
-  if (final.insufficient_evidence) {
+  if (final.refusal_reason === "no_match") {  // the filters left no paper: not the same as an unanswered question
+    answer.classList.add("refusal");
+    answer.replaceChildren(el("p", {}, el("strong", { text: "No paper matches these filters." }),
+      " Remove a filter or choose another corpus."));
+  } else if (final.insufficient_evidence) {
     answer.classList.add("refusal");
     answer.replaceChildren(el("p", {}, el("strong", { text: "The abstracts don't answer this." }),
       final.refusal_explanation ? ` ${final.refusal_explanation}` : null));
@@ -257,10 +262,13 @@ function renderFinal(view, data) {
     renderMarkdown(answer, final.answer, markerFor(view, data));
   }
   showSearched(view, final.asked || data.question, final.question);
+  const within = describeScope(final, data.scope);
+  if (within) answer.before(el("p", { class: "scope-used" }, el("span", { class: "label", text: "Searched within: " }), within));
   const cited = citedSources(final);
   if (cited.length) {
     const list = el("ol", { class: "sources", "aria-label": "Cited sources" });
-    for (const { n, citations } of cited) list.append(sourceEntry(view, n, citations));
+    const several = (final.corpora || []).length > 1;
+    for (const { n, citations } of cited) list.append(sourceEntry(view, n, citations, several));
     turn.append(list);
   }
   if (final.warnings && final.warnings.length) turn.append(el("p", { class: "warnings", text: `Check: ${final.warnings.join("; ")}` }));
@@ -271,7 +279,7 @@ function renderFinal(view, data) {
   turn.append(actions(view, data));
 }
 
-function sourceEntry(view, n, citations) {
+function sourceEntry(view, n, citations, several) {
   const first = citations.find((c) => c.supported) || citations[0];
   const allSupported = citations.every((c) => c.supported);
   const mark = allSupported ? el("span", { class: "mark-ok", text: "✓ supported by this abstract" })
@@ -279,7 +287,8 @@ function sourceEntry(view, n, citations) {
   const open = el("button", { type: "button", class: "source-open", text: `[${n}] ${first.label}`, "data-n": n,
     onclick: (event) => openFrom(view, event.currentTarget, first.paper_id, [first.start, first.end], `.source-open[data-n="${n}"]`) });
   const quotes = el("ul", { class: "quotes" }, ...citations.map((c) => el("li", { class: c.supported ? "quote" : "quote unsupported", text: `“${c.quote}”` })));
-  return el("li", { id: `src-${view.id}-${n}` }, open, " ", el("span", { class: "paper-id", text: first.paper_id }), " ", mark, quotes);
+  const id = several && first.corpus ? `${first.paper_id} · ${first.corpus}` : first.paper_id;
+  return el("li", { id: `src-${view.id}-${n}` }, open, " ", el("span", { class: "paper-id", text: id }), " ", mark, quotes);
 }
 
 function renderStopped(view, data) {

@@ -3,6 +3,7 @@
 "use strict";
 
 import { announce, el } from "./dom.js";
+import { describeScope } from "./scope.js";
 
 // Each cited source once, with every sentence quoted from it.
 export function citedSources(final) {
@@ -17,6 +18,7 @@ export function citedSources(final) {
 
 export function answerAsText(data) {
   const final = data.final;
+  if (final.refusal_reason === "no_match") return final.refusal_explanation || "No paper matches these filters.";
   if (final.insufficient_evidence) return `The abstracts don't answer this. ${final.refusal_explanation || ""}`.trim();
   const sources = citedSources(final).map(({ n, citations }) => `[${n}] ${citations[0].label} (${citations[0].paper_id})`);
   return sources.length ? `${final.answer.trim()}\n\nSources:\n${sources.join("\n")}` : final.answer.trim();
@@ -51,6 +53,12 @@ export function conversationAsMarkdown(conversation) {
     }
     const final = data.final;
     if (final.asked && final.question && final.asked !== final.question) out.push(`_Searched as: ${final.question}_`, "");
+    const within = describeScope(final, data.scope);
+    if (within) out.push(`_Searched within: ${within}_`, "");
+    if (final.refusal_reason === "no_match") {
+      out.push(`> ${final.refusal_explanation || "No paper matches these filters."}`);
+      continue;
+    }
     if (final.insufficient_evidence) {
       out.push(`> The abstracts don't answer this. ${final.refusal_explanation || ""}`.trim());
       continue;
