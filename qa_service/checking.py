@@ -72,6 +72,9 @@ def check_store(index: Index) -> CheckReport:
             report.add("store", str(chroma_path(settings)), f"SQLite finds it damaged ({damage}): move it aside and run `qa-service ingest`")
             return report
     manifest = index.files.read()
+    if manifest.problem and not index.files.path.exists() and index.files.read_ledger()[0] is None \
+            and not index.papers.count() and not index.chunks.count():
+        return report  # an empty corpus (never ingested, or dropped): nothing to disagree
     if manifest.problem:
         report.add("manifest", str(index.files.path), manifest.problem)
     elif manifest.data["state"] != "ready":

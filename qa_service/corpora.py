@@ -131,6 +131,9 @@ class Corpora:
         self._records: dict[str, tuple[Any, list[Paper]]] = {}
         self._known: dict[str, tuple[Any, Known]] = {}
         self._generation: str | None = None
+        self._client: Any = None  # the first index's client, embedding function and locks serve every corpus
+        self._embedder: Any = None
+        self._locks: Any = None
         if default is not None:
             self._generation = default.generation
             self._adopt(self.default_name, default)
@@ -142,6 +145,8 @@ class Corpora:
 
     def _adopt(self, name: str, index: Index) -> Index:
         index.shared = self
+        if self._client is None:
+            self._client, self._embedder, self._locks = index.client, index.embedder, index.locks
         self._indexes[name] = index
         return index
 
@@ -151,13 +156,13 @@ class Corpora:
             if name in self._indexes:
                 return self._indexes[name]
             settings = self.settings.replace(collection=name)
-            base = self._indexes.get(self.default_name) or next(iter(self._indexes.values()), None)
-            if base is None:
+            if self._client is None:
                 index = Index(settings)
                 self._generation = index.generation
             else:
-                index = Index(settings, embedder=base.embedder, client=base.client)
-                index.locks = base.locks  # one writer lock per process: re-entered, never taken twice
+                index = Index(settings, embedder=self._embedder, client=self._client)
+                index.locks = self._locks  # one writer lock per process: re-entered, never taken twice
+            self._listed = None  # a corpus this process creates is listed at once
             return self._adopt(name, index)
 
     def names(self) -> list[str]:
@@ -165,8 +170,7 @@ class Corpora:
         listed = self._listed
         if listed is not None and time.monotonic() - listed[0] < NAMES_TTL:
             return listed[1]
-        opened = self._indexes.get(self.default_name) or next(iter(self._indexes.values()), None)
-        stored = self._stored((opened or self.default).client)  # listing needs no default corpus to exist
+        stored = self._stored(self._client or self.default.client)  # listing needs no default corpus to exist
         names = [self.default_name, *sorted(name for name in stored if name != self.default_name and _NAME.fullmatch(name))]
         self._listed = (time.monotonic(), names)
         return names
@@ -199,10 +203,10 @@ class Corpora:
         if generation is None or generation == self._generation:
             return
         with self._lock:
-            if generation == self._generation or not self._indexes:
+            if generation == self._generation or self._client is None:
                 return
-            close_client(next(iter(self._indexes.values())).client)
-            client = open_client(self.settings)
+            close_client(self._client)
+            client = self._client = open_client(self.settings)
             stored = self._stored(client)
             for name, index in list(self._indexes.items()):
                 if name != self.default_name and name not in stored:  # dropped by another process: not recreated
