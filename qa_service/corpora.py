@@ -34,6 +34,9 @@ NAME_PATTERN = "^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
 _NAME = re.compile(NAME_PATTERN)
 NAMES_TTL = 2.0  # seconds a process trusts its list of corpora: another process's new corpus shows within this
 _KINDS = ("chunks", "papers")
+#: A named corpus's collections say whose they are: the default corpus of the service that made them. A Chroma
+#: server may hold other services' collections; only ours are corpora here.
+FAMILY = "qa_corpus_of"
 
 
 def corpus_name(value: Any, what: str = "corpus") -> str:
@@ -162,8 +165,22 @@ class Corpora:
             else:
                 index = Index(settings, embedder=self._embedder, client=self._client)
                 index.locks = self._locks  # one writer lock per process: re-entered, never taken twice
+            if name != self.default_name:
+                self._claim(name, index)
             self._listed = None  # a corpus this process creates is listed at once
             return self._adopt(name, index)
+
+    def _claim(self, name: str, index: Index) -> None:
+        """Mark a named corpus's collections as this service's; refuse collections another service made."""
+        for collection in (index.chunks, index.papers):
+            metadata = dict(collection.metadata or {})
+            owner = metadata.get(FAMILY)
+            if owner == self.default_name:
+                continue
+            if owner is not None or collection.count():
+                raise CorpusError(f"the store's collections {name}_chunks and {name}_papers belong to another service "
+                                  f"({owner or 'not a qa-service corpus'}): choose another corpus name")
+            collection.modify(metadata={**metadata, FAMILY: self.default_name})
 
     def names(self) -> list[str]:
         """The default corpus, then every other corpus the store holds, by name."""
@@ -176,9 +193,9 @@ class Corpora:
         return names
 
     def _stored(self, client: Any) -> set[str]:
-        """The corpora whose two collections the store holds."""
+        """The named corpora of this service whose two collections the store holds."""
         try:
-            found = {collection.name for collection in client.list_collections()}
+            found = {c.name for c in client.list_collections() if (c.metadata or {}).get(FAMILY) == self.default_name}
         except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
             if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
                 raise

@@ -100,9 +100,11 @@ class Retriever:
             allowed = scope.allowed(part)
             if allowed is not None and not allowed:
                 continue
+            if allowed is not None and len(allowed) >= part.index.stats()["papers"]:
+                allowed = None  # the filter allows every paper of this corpus: search it whole
             lexical = part.index.load_lexical()
             if mode != "bm25":
-                for cid, cosine, record in part.index.dense_chunks(question, n, where):
+                for cid, cosine, record in part.index.dense_chunks(question, n, where if allowed is not None else None):
                     dense.append((cid, cosine))
                     records[cid] = record
                     owner[paper_of(cid)] = part

@@ -101,7 +101,7 @@ def test_security_headers_and_request_id_on_every_response(seed_settings, seed_i
 
 
 def test_readiness(seed_settings, seed_index, settings, tmp_path):
-    assert app_with(seed_settings, seed_index).test_client().get("/readyz").get_json() == {"status": "ready", "papers": 57}
+    assert app_with(seed_settings, seed_index).test_client().get("/readyz").get_json() == {"status": "ready", "papers": 57, "corpora": {"iclr2026": 57}}
     empty = create_app(settings).test_client()
     response = empty.get("/readyz")
     assert response.status_code == 503 and "qa-service ingest" in response.get_json()["error"]["message"]
@@ -109,7 +109,7 @@ def test_readiness(seed_settings, seed_index, settings, tmp_path):
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("a file where the data folder should be")
     broken = create_app(settings.replace(data_dir=str(blocked))).test_client()
-    assert broken.get("/healthz").get_json() == {"status": "ok", "papers": 0}
+    assert broken.get("/healthz").get_json() == {"status": "ok", "papers": 0, "corpora": {}}
     ready = broken.get("/readyz")
     assert ready.status_code == 503 and "QA_DATA_DIR" in ready.get_json()["error"]["message"]
     ask = broken.post("/api/ask", json={"question": "What is RouterArena?"})

@@ -213,3 +213,20 @@ def test_a_server_sees_a_corpus_another_process_adds_and_drops(tmp_path):
     subprocess.run([*command, "drop", "conf", "--yes"], env=env, check=True, capture_output=True, timeout=300)
     assert client.get("/healthz").get_json()["corpora"] == {"iclr2026": 19}
     assert client.post("/api/search", json={"question": "Voxtral", "corpus": "conf"}).status_code == 404
+
+
+def test_collections_of_another_service_are_not_corpora_here(tmp_path):
+    """A Chroma server can hold other services' collections: only those this service made are its corpora."""
+    settings = make_settings(tmp_path / "data")
+    assert ingest(settings, [SEED_FILE]).exit_code == 0
+    from qa_service.corpora import Corpora
+
+    registry = Corpora(settings)
+    client = registry.default.client
+    for kind in ("chunks", "papers"):
+        made = client.get_or_create_collection(f"foreign_{kind}", embedding_function=registry.default.embedder)
+        made.add(ids=["x"], embeddings=[[1.0] * 384], documents=["x"])
+    assert registry.names() == ["iclr2026"]
+    refused = ingest(settings, [METADATA_PAPERS], "foreign")
+    assert refused.exit_code == 1 and "belong to another service" in refused.output
+    assert client.get_collection("foreign_papers").count() == 1  # untouched

@@ -62,7 +62,7 @@ def test_ingest_while_a_server_reads_never_answers_500(seeded):
     assert set(during) <= {200, 503}, during
     after = [client.post(path, json=question) for path in ("/api/search", "/api/ask") * 3]
     assert [r.status_code for r in after] == [200] * 6, [r.get_json() for r in after]
-    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 19}
+    assert client.get("/readyz").get_json() == {"status": "ready", "papers": 19, "corpora": {"iclr2026": 19}}
     results = after[0].get_json()["results"]
     assert results and all(r["paper_id"].startswith("004_") for r in results)  # the new corpus, at once
 
