@@ -27,6 +27,7 @@ from .config import Settings
 from .errors import BadRequest, CorpusError, NotFound, NotIndexed, QAError
 from .filters import NO_FILTER, MetadataFilter, normalize
 from .index import Index, Notify
+from .lexical import LexicalIndex
 from .records import IndexInfo, Paper
 from .store import close_client, open_client, store_error
 
@@ -131,6 +132,7 @@ class Corpora:
         self._lock = threading.RLock()
         self._listed: tuple[float, list[str]] | None = None
         self._allowed: OrderedDict[tuple, frozenset[str]] = OrderedDict()
+        self._masks: OrderedDict[tuple, Any] = OrderedDict()
         self._records: dict[str, tuple[Any, list[Paper]]] = {}
         self._known: dict[str, tuple[Any, Known]] = {}
         self._generation: str | None = None
@@ -250,6 +252,21 @@ class Corpora:
             while len(self._allowed) > max(1, self.settings.filter_cache_size):
                 self._allowed.popitem(last=False)
         return ids
+
+    def mask(self, part: Part, filter: MetadataFilter, lexical: LexicalIndex) -> Any:
+        """The chunks of `lexical` (its order) whose papers the filter allows, as booleans; kept per version and filter."""
+        key = (part.name, lexical.version, filter.key)
+        with self._lock:
+            if key in self._masks:
+                self._masks.move_to_end(key)
+                return self._masks[key]
+        allowed = self.allowed(part, filter) or frozenset()
+        mask = lexical.allow(allowed) > 0
+        with self._lock:
+            self._masks[key] = mask
+            while len(self._masks) > max(1, self.settings.filter_cache_size):
+                self._masks.popitem(last=False)
+        return mask
 
     def records(self, part: Part) -> list[Paper]:
         """Every paper of a corpus, metadata only (no text), kept per corpus version."""

@@ -451,15 +451,15 @@ class Index:
         found = self.chunks.get(ids=list(ids), include=["documents", "metadatas"])
         return {cid: {"text": doc, **meta} for cid, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])}
 
-    def dense_chunks(self, question: str, n: int, where: dict | None = None) -> list[tuple[str, float, dict]]:
-        """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) restricts the search itself."""
+    def dense_chunks(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float, dict]]:
+        """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) or `ids` restricts the search itself."""
         total = self.stats()["chunks"]
         if total == 0:
             return []
         vector = self.embedder.embed_query([question])[0]
         found = self.chunks.query(
             query_embeddings=[vector], n_results=min(n, total), include=["documents", "metadatas", "distances"],
-            **({"where": where} if where else {}),
+            **({"where": where} if where else {}), **({"ids": ids} if ids is not None else {}),
         )
         rows = list(zip(found["ids"][0], found["documents"][0], found["metadatas"][0], found["distances"][0]))
         lost = [cid for cid, doc, meta, _ in rows if doc is None or meta is None]

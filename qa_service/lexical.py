@@ -55,6 +55,7 @@ class LexicalIndex:
         self._paper_ids = sorted({paper_of(cid) for cid in chunk_ids})
         self._paper_index = {pid: i for i, pid in enumerate(self._paper_ids)}
         self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
+        self._chunk_array: np.ndarray | None = None
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -114,6 +115,12 @@ class LexicalIndex:
             return []
         docs, scores = self.retriever.retrieve([terms], k=min(n, len(self.chunk_ids)), show_progress=False, weight_mask=weights)
         return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def chunks_of(self, weights: np.ndarray) -> list[str]:
+        """The chunk ids `allow` gave weight: the same restriction, for the dense side."""
+        if self._chunk_array is None:
+            self._chunk_array = np.array(self.chunk_ids, dtype=object)
+        return list(self._chunk_array[weights > 0])
 
     def allow(self, paper_ids: Iterable[str]) -> np.ndarray:
         """A weight per chunk: 1 for the chunks of these papers, 0 for every other (BM25 over the allowed chunks)."""

@@ -11,6 +11,8 @@ chunks), so k papers come back whenever k match.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .config import Settings
 from .corpora import Corpora, Part, Scope
 from .index import Index
@@ -103,13 +105,14 @@ class Retriever:
             if allowed is not None and len(allowed) >= part.index.stats()["papers"]:
                 allowed = None  # the filter allows every paper of this corpus: search it whole
             lexical = part.index.load_lexical()
+            mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)
             if mode != "bm25":
-                for cid, cosine, record in part.index.dense_chunks(question, n, where if allowed is not None else None):
+                for cid, cosine, record in self._dense(part, question, n, where, lexical, mask):
                     dense.append((cid, cosine))
                     records[cid] = record
                     owner[paper_of(cid)] = part
             if mode != "dense":
-                for cid, score in lexical.search(question, n, None if allowed is None else lexical.allow(allowed)):
+                for cid, score in lexical.search(question, n, None if mask is None else mask.astype(np.float32)):
                     sparse.append((cid, score))
                     owner.setdefault(paper_of(cid), part)
             matches, missing = self.names(lexical, part.name).resolve(question)
@@ -124,6 +127,28 @@ class Retriever:
             sparse.sort(key=lambda pair: -pair[1])
         not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
         return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known)
+
+    def _dense(self, part: Part, question: str, n: int, where: dict | None, lexical: LexicalIndex,
+               mask: np.ndarray | None) -> list[tuple[str, float, dict]]:
+        """The dense side, restricted to the chunks the lexical side scores (`mask`). A Chroma server gets the
+        filter's `where` (no id lists over the network); the embedded store its `ids` filter, measured 3-10x
+        faster than `where` at 20,000 papers; a few chunks are read and compared exactly (Chroma's filtered
+        search is slowest when the filter is most selective)."""
+        if mask is None:
+            return part.index.dense_chunks(question, n)
+        if self.settings.chroma_url:
+            return part.index.dense_chunks(question, n, where=where)
+        ids = lexical.chunks_of(mask)
+        if not ids:
+            return []
+        if len(ids) > self.settings.filter_exact_chunks:
+            return part.index.dense_chunks(question, n, ids=ids)
+        found = part.index.chunks.get(ids=ids, include=["embeddings", "documents", "metadatas"])
+        vector = np.asarray(part.index.embedder.embed_query([question])[0], dtype=np.float32)
+        vectors = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(found["ids"]), -1)
+        cosines = vectors @ vector / np.maximum(np.linalg.norm(vectors, axis=1) * float(np.linalg.norm(vector)), 1e-12)
+        best = np.argsort(-cosines, kind="stable")[:n]
+        return [(found["ids"][i], float(cosines[i]), {"text": found["documents"][i], **(found["metadatas"][i] or {})}) for i in best]
 
     def _labels(self, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""

@@ -230,3 +230,24 @@ def test_collections_of_another_service_are_not_corpora_here(tmp_path):
     refused = ingest(settings, [METADATA_PAPERS], "foreign")
     assert refused.exit_code == 1 and "belong to another service" in refused.output
     assert client.get_collection("foreign_papers").count() == 1  # untouched
+
+
+def test_the_three_ways_to_restrict_the_dense_side_agree(client):
+    """A Chroma server gets the filter's `where`; the embedded store its `ids` filter, or an exact search of the
+    few chunks left: each returns the same chunks, in the same order, as the others."""
+    from qa_service.filters import MetadataFilter
+    from qa_service.retrieval import Retriever
+
+    services = client.application.extensions["qa"]
+    only = MetadataFilter(year=(2026, 2025), keyword=("speech", "routing", "unlearning"))
+    part = services.corpora.scope(["conf"], only).parts[0]
+    lexical = part.index.load_lexical()
+    mask = services.corpora.mask(part, only, lexical)
+    assert set(lexical.chunks_of(mask)) == {f"{pid}#0" for pid in services.corpora.allowed(part, only)}
+    for question in ("speech recognition on phones", "routing prompts between models", "forgetting facts"):
+        ways = []
+        for exact in (300, 0):
+            retriever = Retriever(services.index, services.settings.replace(filter_exact_chunks=exact), services.corpora)
+            ways.append([(cid, round(cos, 4)) for cid, cos, _ in retriever._dense(part, question, 5, only.where(), lexical, mask)])
+        ways.append([(cid, round(cos, 4)) for cid, cos, _ in part.index.dense_chunks(question, 5, where=only.where())])
+        assert ways[0] == ways[1] == ways[2] and len(ways[0]) == 5, ways
