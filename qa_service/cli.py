@@ -13,7 +13,7 @@ import click
 from .checking import CheckReport, check_store, repair_store
 from .client import QAClient
 from .config import Settings, load_settings
-from .corpora import Corpora, Scope, corpus_name
+from .corpora import Corpora, Scope, corpus_name, corpus_names
 from .corpus import load_corpus
 from .errors import QAError
 from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
@@ -59,7 +59,7 @@ def scope_options(func: Callable) -> Callable:
 
 def chosen_scope(services: Services, corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> Scope:
     """The scope the options name; a bad value is an error naming the option (exit 1)."""
-    names = [corpus_name(name, "--corpus") for name in corpora] or None
+    names = corpus_names(list(corpora) or None, "--corpus", services.settings.collection)
     only = filters_from_options(services.settings, year=years, venue=venues, author=authors, keyword=keywords)
     return services.corpora.scope(names, only)
 

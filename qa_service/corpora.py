@@ -48,14 +48,15 @@ def corpus_name(value: Any, what: str = "corpus") -> str:
     return value
 
 
-def corpus_names(value: Any, what: str = "corpus") -> list[str] | None:
-    """A request's `corpus`: one name or a non-empty list of names; None (absent) is every corpus."""
+def corpus_names(value: Any, what: str = "corpus", default: str = "") -> list[str] | None:
+    """A request's `corpus`: one name or a non-empty list of names; None (absent) is every corpus. The
+    default corpus keeps the name its `collection` setting gives it, whatever its form."""
     if value is None:
         return None
     values = value if isinstance(value, list) else [value]
     if not values:
         raise BadRequest(f"'{what}' must not be an empty list: leave it out to search every corpus", param=what)
-    return list(dict.fromkeys(corpus_name(v, what) for v in values))
+    return list(dict.fromkeys(v if default and v == default else corpus_name(v, what) for v in values))
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ class Services:
 
     @property
     def index(self) -> Index:
+        """The default corpus's index (the same one the corpora hold, also after it was dropped and made anew)."""
+        if self._corpora is not None:
+            return self._corpora.default
         if self._index is None:
             with self._building:  # one store per process, however many threads ask at once
                 if self._index is None:

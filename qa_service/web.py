@@ -76,14 +76,14 @@ def info() -> Any:
 
 def query_corpora() -> list[str] | None:
     """?corpus=a&corpus=b: the corpora a GET route reads; none given is every corpus."""
-    return corpus_names(request.args.getlist("corpus") or None)
+    return corpus_names(request.args.getlist("corpus") or None, default=services().settings.collection)
 
 
 def body_scope(data: dict) -> tuple[list[str] | None, MetadataFilter]:
     """A body's `corpus` and `filters`, checked before the store is read (a 400 names the field)."""
     if "corpus" in data and data["corpus"] is None:
         raise BadRequest("'corpus' must be a corpus name or a list of them; leave it out to read every corpus", param="corpus")
-    return corpus_names(data.get("corpus")), parse_filters(data.get("filters"), services().settings)
+    return corpus_names(data.get("corpus"), default=services().settings.collection), parse_filters(data.get("filters"), services().settings)
 
 
 def open_scope(names: list[str] | None, filter: MetadataFilter) -> Scope:
