@@ -165,7 +165,7 @@ def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataF
                 raise BadRequest("'year' must be a year from 1 to 9999, such as 2026", param="year")
             values = [int(v) for v in values]
         given[name] = values
-    return parse_filters(given, settings, "query") if given else NO_FILTER
+    return MetadataFilter(**{name: _values(name, values, settings, name) for name, values in given.items()})
 
 
 def _values(name: str, value: Any, settings: Settings, where: str) -> tuple:
