@@ -38,6 +38,7 @@ function askForKey(message) {
 // marks the service unreachable in the status line.
 export async function authorizedFetch(url, options = {}) {
   for (let attempt = 0; ; attempt++) {
+    const sentKey = auth.key;
     let response;
     try {
       response = await fetch(url, { ...options, headers: headers(options.headers || {}) });
@@ -46,6 +47,7 @@ export async function authorizedFetch(url, options = {}) {
       throw err;
     }
     if (response.status !== 401 || attempt >= 3) return response;
+    if (auth.key !== sentKey) continue;  // another request got a new key meanwhile: try it before asking again
     await askForKey(auth.key ? "That key was not accepted; try again." : "");
   }
 }

@@ -212,8 +212,8 @@ function init() {
       chat.setLimits({ historyTurns: info.limits.history_turns, historyChars: info.limits.history_chars });
       updateCounter();
     }
+    initScope();  // after the status: a service that needs a key has asked for it once
   });
-  initScope();
   resetBrowse();
   applyRoute();
   if (readRoute().view === "ask" && !readRoute().paper) box.focus();
