@@ -57,6 +57,17 @@ class Paper:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Paper":
+        """A paper as /api/papers/<id> sends it; a listing's entry (id, label, title, year) gives one without text."""
+        year = data.get("year")
+        return cls(
+            id=str(data["id"]), abstract=str(data.get("abstract") or ""), text=str(data.get("text") or ""),
+            title=str(data.get("title") or ""), label=str(data.get("label") or data["id"]), source=str(data.get("source") or ""),
+            authors=[str(a) for a in data.get("authors") or []], year=int(year) if year else None,
+            venue=str(data.get("venue") or ""), url=str(data.get("url") or ""), keywords=[str(k) for k in data.get("keywords") or []],
+        )
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -431,6 +442,29 @@ class IndexInfo:
     @classmethod
     def from_dict(cls, data: dict) -> "IndexInfo":
         return cls(int(data.get("papers", 0)), data.get("built_at"), data.get("embedding_model"))
+
+
+@dataclass(frozen=True)
+class ServiceInfo:
+    """What answers and over which corpus (GET /api/info), for a client to show or to check limits by."""
+
+    model: str | None
+    auth_required: bool = False
+    papers: int = 0
+    chunks: int = 0
+    built_at: str | None = None
+    embedding_model: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)
+    error: str = ""  # why there is no index to answer from, when there is none
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ServiceInfo":
+        index = data.get("index") or {}
+        return cls(
+            data.get("model"), bool(data.get("auth_required")), int(index.get("papers") or 0), int(index.get("chunks") or 0),
+            index.get("built_at"), index.get("embedding_model"), {str(k): int(v) for k, v in (data.get("limits") or {}).items()},
+            str((data.get("error") or {}).get("message", "")),
+        )
 
 
 @dataclass
