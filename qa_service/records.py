@@ -121,6 +121,7 @@ class PaperHit:
     evidence: list[Evidence] = field(default_factory=list)
     text: str = ""
     relevant: bool = True
+    authors: list[str] = field(default_factory=list)  # from the paper's metadata, for the source fence
 
     def to_dict(self) -> dict:
         return {
@@ -154,10 +155,16 @@ class Retrieval:
     hits: list[PaperHit] = field(default_factory=list)
     names: list[NameMatch] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)
+    authors: list[NameMatch] = field(default_factory=list)  # authors the question names, from the papers' metadata
 
     @property
     def named_ids(self) -> list[str]:
         return list(dict.fromkeys(pid for match in self.names for pid in match.paper_ids))
+
+    @property
+    def authored_ids(self) -> list[str]:
+        """The papers of the authors the question names."""
+        return list(dict.fromkeys(pid for match in self.authors for pid in match.paper_ids))
 
     @property
     def suggestions(self) -> list[str]:
@@ -184,6 +191,7 @@ class Source:
     label: str
     paper_text: str
     passages: list[Passage] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -329,10 +337,11 @@ class Verdict:
     reason: RefusalReason | None = None
     detail: str = ""
     about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved
+    every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
 
     @classmethod
-    def yes(cls, about: Sequence[str] = ()) -> "Verdict":
-        return cls(True, None, "", tuple(about))
+    def yes(cls, about: Sequence[str] = (), every: bool = False) -> "Verdict":
+        return cls(True, None, "", tuple(about), every)
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
@@ -380,6 +389,7 @@ class ModelRequest:
     corpus: CorpusView | None = None
     about: tuple[str, ...] = ()
     instructions: str = ""  # the caller's own (a /v1 system message): about form, under the prompt's rules
+    every: bool = False  # cover each paper in `about` (an author's papers), not only the best of them
 
 
 @dataclass
