@@ -97,7 +97,8 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 @click.pass_context
 @friendly_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
-    """Read, chunk, embed and index PATHS (files or folders; default: the seeds folder)."""
+    """Read, chunk, embed and index PATHS: files or folders of .txt, .jsonl, .json (OpenReview), .xml (arXiv), .csv;
+    default: the seed abstracts shipped with the package."""
     settings = settings_from(ctx)
     papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
     index = Index(settings)
