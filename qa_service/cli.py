@@ -1,14 +1,22 @@
-"""The command line: ingest, check, search, ask, papers, serve, eval."""
+"""The command line: ingest, check, search, ask, papers, serve, eval.
+
+Exit codes: 0 done, 1 an error (bad input, no index, a model failure; one line on stderr),
+2 a bad argument or option, 3 `ask` refused (the abstracts do not answer: the refusal is
+printed), 75 another process is writing the data dir (try again later).
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import click
+
+import qa_service
 
 from .checking import CheckReport, check_store, repair_store
 from .client import QAClient
@@ -17,36 +25,69 @@ from .corpus import load_corpus
 from .errors import QAError
 from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
 from .index import Index
-from .inputs import question_text
+from .inputs import k_value, question_text
+from .records import Answer
 from .retrieval import Retriever
 from .service import Services
 from .serving import run_gunicorn
 
 
+EXIT_REFUSED = 3  # `ask` answered with the refusal: not an error, but not an answer either
+
+
 def friendly_errors(func: Callable) -> Callable:
-    """Our errors become one line on stderr and their exit code (1; 75 when another writer is busy), never a traceback."""
+    """Our errors become one line on stderr and their exit code (1; 75 when another writer is busy), never a traceback.
+
+    A reader that stops early (`qa-service papers | head -1`) is not an error: the rest of the
+    output goes nowhere and the command exits 0."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe is found here, not at interpreter exit
+            return result
         except QAError as exc:
             click.echo(f"error: {exc.message}", err=True)
             sys.exit(exc.exit_code)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush must not fail again
+            sys.exit(0)
 
     return wrapper
 
 
 def settings_from(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    return ctx.find_root().obj["settings"]
 
 
-@click.group()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default config/default.toml).")
+def checked_question(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """QUESTION under the limits HTTP applies, refused with the message HTTP gives."""
+    try:
+        return question_text(value, settings_from(ctx))
+    except QAError as exc:
+        raise click.BadParameter(exc.message, ctx, param) from None
+
+
+def checked_k(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """--k within 1..max_k, the server's own limit (the setting), refused with its message."""
+    if value is None:
+        return None
+    try:
+        return k_value(value, settings_from(ctx))
+    except QAError as exc:
+        raise click.BadParameter(exc.message, ctx, param) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=(
+    "Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad argument; 3 `ask` refused "
+    "(the abstracts do not answer); 75 another process is writing the data dir, try again later."))
+@click.version_option(qa_service.__version__, "-V", "--version", prog_name="qa-service")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default: the one shipped with the package).")
 @click.pass_context
 @friendly_errors
 def main(ctx: click.Context, config_file: str | None) -> None:
-    """Question answering over ICLR 2026 abstracts, with citations."""
+    """Question answering over paper abstracts, with citations."""
     ctx.obj = {"settings": load_settings(config_file)}
 
 
@@ -56,9 +97,10 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 @click.pass_context
 @friendly_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
-    """Read, chunk, embed and index PATHS (files or folders; default: the seeds folder)."""
+    """Read, chunk, embed and index PATHS: files or folders of .txt, .jsonl, .json (OpenReview), .xml (arXiv), .csv;
+    default: the seed abstracts shipped with the package."""
     settings = settings_from(ctx)
-    papers = load_corpus(paths or [settings.seeds_dir])  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
     index = Index(settings)
     if sys.stderr.isatty():
         with click.progressbar(length=len(papers), label="ingesting", file=sys.stderr) as bar:
@@ -121,18 +163,18 @@ def print_report(report: CheckReport) -> None:
         click.echo(report.advice(), err=True)
 
 
+K_HELP = "Papers to {}: 1 to the max_k setting, as over HTTP."
+
+
 @main.command()
-@click.argument("question")
-@click.option("--k", default=None, type=click.IntRange(1, 100), help="Papers to return.")
+@click.argument("question", callback=checked_question)
+@click.option("--k", default=None, type=int, callback=checked_k, help=K_HELP.format("return"))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 @friendly_errors
 def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> None:
     """The papers most relevant to QUESTION, with the evidence that matched."""
     settings = settings_from(ctx)
-    if not question.strip():
-        raise click.UsageError("QUESTION must not be empty")
-    question = question_text(question, settings, "QUESTION")
     services = Services(settings)
     with services.reading():  # not while an ingest writes (exit 75)
         services.index.require_ready()
@@ -149,17 +191,14 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool) -> N
 
 
 @main.command()
-@click.argument("question")
-@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers to retrieve.")
+@click.argument("question", callback=checked_question)
+@click.option("--k", default=None, type=int, callback=checked_k, help=K_HELP.format("retrieve"))
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer object as JSON.")
 @click.option("--server", default=None, help="Ask a running qa-service at this URL instead of the local index.")
 @click.pass_context
 @friendly_errors
 def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None) -> None:
-    """Answer QUESTION from the abstracts, with numbered citations."""
-    if not question.strip():
-        raise click.UsageError("QUESTION must not be empty")
-    question = question_text(question, settings_from(ctx), "QUESTION")
+    """Answer QUESTION from the abstracts, with numbered citations; exit 3 when the abstracts do not answer it."""
     if server:
         answer = QAClient(server).ask(question, k)
     else:
@@ -168,8 +207,17 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
             answer = services.ask(question, k)
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
-        return
+    else:
+        print_answer(answer)
+    if answer.insufficient_evidence:
+        sys.stdout.flush()
+        sys.exit(EXIT_REFUSED)
+
+
+def print_answer(answer: Answer) -> None:
     click.echo(answer.answer)
+    if answer.refusal_explanation:
+        click.echo(answer.refusal_explanation, err=True)
     cited = {c.n: c for c in answer.citations}
     if cited:
         click.echo("\nSources:")
@@ -213,7 +261,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, threads: int |
 
 @main.command(name="eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers retrieved per answer (default from settings).")
+@click.option("--k", default=None, type=int, callback=checked_k, help="Papers retrieved per answer (default from settings; at most max_k).")
 @click.option("--server", default=None, help="Evaluate a running qa-service at this URL instead of the local pipeline.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write every per-question record here.")
 @click.pass_context

@@ -12,7 +12,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import ConfigError
 
@@ -26,7 +26,7 @@ class Settings:
     """Every setting the service reads, each with what it is for."""
 
     data_dir: str = _s("./data", "Folder of the embedded ChromaDB and the BM25 index.")
-    seeds_dir: str = _s("./seeds", "Corpus that `qa-service ingest` (and so `make run`) reads when given no paths.")
+    seeds_dir: str = _s("", "Corpus that `qa-service ingest` (and so `make run`) reads when given no paths; empty: the 57 seed abstracts shipped with the package.")
     chroma_url: str = _s("", "URL of a Chroma server (chroma run); empty uses the embedded store in data_dir.")
     collection: str = _s("iclr2026", "Name prefix of the Chroma collections.")
     embedding: str = _s("minilm-int8", "Embedding model: 'minilm-int8' (offline, bundled) or 'openai'.")
@@ -95,6 +95,13 @@ class Settings:
     def data_path(self) -> Path:
         return Path(self.data_dir)
 
+    @property
+    def seeds_path(self) -> Path:
+        """The corpus `ingest` reads by default: seeds_dir, else the seed files shipped with the package."""
+        if self.seeds_dir:
+            return Path(self.seeds_dir)
+        return _shipped("seeds", lambda path: path.is_dir()) or Path("seeds")
+
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
 
@@ -157,13 +164,18 @@ def _coerce(name: str, kind: type, value: Any, source: str) -> Any:
     raise ConfigError(f"{source}: setting '{name}' must be {kind.__name__}, got {value!r}")
 
 
-def default_config_path() -> Path | None:
-    """The default settings file shipped with the package (wheel) or beside it (source checkout)."""
+def _shipped(name: str, found: Callable[[Path], bool], checkout: str = "") -> Path | None:
+    """A file or folder the wheel ships inside the package, else the source checkout's own."""
     here = Path(__file__).resolve().parent
-    for candidate in (here / "default.toml", here.parent / "config" / "default.toml"):
-        if candidate.is_file():
+    for candidate in (here / name, here.parent / (checkout or name)):
+        if found(candidate):
             return candidate
     return None
+
+
+def default_config_path() -> Path | None:
+    """The default settings file shipped with the package (wheel) or beside it (source checkout)."""
+    return _shipped("default.toml", Path.is_file, "config/default.toml")
 
 
 def _read_toml(path: Path, types: dict[str, type]) -> dict[str, Any]:

@@ -228,8 +228,12 @@ class Index:
                 ids.append(cid)
                 texts.append(doc)
                 pids.append(meta["paper_id"])
-        labels = {pid: meta.get("label", pid) for batch in self.scan(self.papers, include=["metadatas"])
-                  for pid, meta in zip(batch["ids"], batch["metadatas"])}
+        labels, authors = {}, {}
+        for batch in self.scan(self.papers, include=["metadatas"]):
+            for pid, meta in zip(batch["ids"], batch["metadatas"]):
+                labels[pid] = meta.get("label", pid)
+                if meta.get("authors") not in (None, "", "[]"):
+                    authors[pid] = json.loads(meta["authors"])
         texts_by_paper: dict[str, list[str]] = {}
         for pid, text in zip(pids, texts):
             texts_by_paper.setdefault(pid, []).append(text)
@@ -238,7 +242,7 @@ class Index:
             self.settings.name_max_papers,
             lowercase_words(texts),
         )
-        return LexicalIndex.build(ids, texts, pids, version, labels, names) if ids else empty_lexical(version)
+        return LexicalIndex.build(ids, texts, pids, version, labels, names, authors) if ids else empty_lexical(version)
 
     def scan(self, collection: Any, include: list[str], page: int = 2000) -> Iterable[dict]:
         """Every record of a collection, a page at a time: memory stays flat at any corpus size."""

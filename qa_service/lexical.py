@@ -43,10 +43,12 @@ class LexicalIndex:
     """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
 
     def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str,
-                 labels: dict[str, str] | None = None, names: dict[str, dict] | None = None):
+                 labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
+                 authors: dict[str, list[str]] | None = None):
         self.retriever = retriever
         self.labels = labels or {}
         self.names = names or {}  # name key -> {name, papers}: see names.py
+        self.authors = authors or {}  # paper id -> its authors as the corpus gives them: see authors.py
         self.chunk_ids = chunk_ids
         self.paper_df = paper_df
         self.papers = papers
@@ -58,7 +60,8 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
-              labels: dict[str, str] | None = None, names: dict[str, dict] | None = None) -> "LexicalIndex":
+              labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
+              authors: dict[str, list[str]] | None = None) -> "LexicalIndex":
         tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokenized, show_progress=False)
@@ -70,7 +73,7 @@ class LexicalIndex:
         for terms in per_paper.values():
             for term in terms:
                 paper_df[term] = paper_df.get(term, 0) + 1
-        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names)
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names, authors)
 
     def knows(self, word: str) -> bool:
         """Is this word (as BM25 analyses it) a word of the corpus? Then it is no typo."""
@@ -124,7 +127,7 @@ class LexicalIndex:
         self.retriever.save(str(tmp), show_progress=False)
         files = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels, "names": self.names, "files": files}
+                "labels": self.labels, "names": self.names, "authors": self.authors, "files": files}
         (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
@@ -143,11 +146,13 @@ class LexicalIndex:
                 return None  # written before checksums were kept: rebuild
             if "names" not in meta or any("word" not in entry for entry in meta["names"].values()):
                 return None  # written before names (or their word marks) were kept: rebuild
+            if "authors" not in meta:
+                return None  # written before authors were kept: rebuild
             if any(_sha256(folder / name) != digest for name, digest in files.items()):
                 return None  # a file was truncated or overwritten
             retriever = bm25s.BM25.load(str(folder), show_progress=False)
             lexical = cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"],
-                          meta.get("labels", {}), meta.get("names", {}))
+                          meta.get("labels", {}), meta.get("names", {}), meta["authors"])
         except Exception:  # noqa: BLE001 - whatever a damaged file raises (OSError, ValueError, KeyError...), rebuild
             return None
         return lexical

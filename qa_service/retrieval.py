@@ -8,6 +8,7 @@ questions). Whether to answer is decided once, on the whole retrieval, in answer
 
 from __future__ import annotations
 
+from .authors import AuthorBook
 from .config import Settings
 from .index import Index
 from .lexical import LexicalIndex, content_terms
@@ -22,6 +23,7 @@ class Retriever:
         self.index = index
         self.settings = settings
         self._resolver: tuple[LexicalIndex, NameResolver] | None = None
+        self._authors: tuple[LexicalIndex, AuthorBook] | None = None
 
     def names(self, lexical: LexicalIndex) -> NameResolver:
         """The name resolver for this lexical index, built once per corpus version, not per question."""
@@ -29,6 +31,14 @@ class Retriever:
         if cached is None or cached[0] is not lexical:
             cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings))
             self._resolver = cached
+        return cached[1]
+
+    def author_book(self, lexical: LexicalIndex) -> AuthorBook:
+        """The corpus's authors (paper metadata), indexed once per corpus version."""
+        cached = self._authors
+        if cached is None or cached[0] is not lexical:
+            cached = (lexical, AuthorBook(lexical.authors))
+            self._authors = cached
         return cached[1]
 
     def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True) -> list[PaperHit]:
@@ -56,8 +66,8 @@ class Retriever:
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        found = Retrieval(question, [], *self.names(lexical).resolve(question))
-        named = found.named_ids
+        found = Retrieval(question, [], *self.names(lexical).resolve(question), authors=self.author_book(lexical).find(question))
+        named = list(dict.fromkeys(found.named_ids + found.authored_ids))  # "papers by X": X's papers, from metadata
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
         candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
@@ -68,7 +78,7 @@ class Retriever:
             if pid not in labels:
                 continue
             hit = PaperHit(pid, labels[pid], fused.get(pid, 0.0), dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                           coverage[pid], named=pid in named)
+                           coverage[pid], named=pid in named, authors=lexical.authors.get(pid, []))
             hit.relevant = self.is_relevant(hit)
             hits.append(hit)
         self._attach_evidence(hits, records, chunk_rank)
