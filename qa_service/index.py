@@ -393,6 +393,7 @@ class Index:
             stored = self.versions.blobs.get(f"bm25:{version}")
             lexical, source = (LexicalIndex.from_bytes(stored, cache) if stored else None), "chroma"
         if lexical is None or lexical.version != version:
+            log.info("BM25 of version %s is not stored in Chroma (or damaged): rebuilding it from the %d chunks", version, pair.chunks.count())
             lexical, source = self._build_lexical(version, pair), "rebuilt"
             lexical.save_new(cache)
         self._drop_other_caches(version)
@@ -492,7 +493,8 @@ class Index:
         self._retire(manifest)
         version, target, _ = self.versions.staging()
         done = self._staged(target, plan)
-        progress(sum(1 for pid in done if pid in by_id))
+        if done:
+            progress(sum(1 for pid in done if pid in by_id))
         copy = [pid for pid in plan if pid not in done and pid in same]
         for begin in range(0, len(copy), COPY_PAPERS):
             batch = copy[begin : begin + COPY_PAPERS]

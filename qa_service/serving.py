@@ -38,7 +38,7 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from prometheus_client import multiprocess, values
 from werkzeug.http import HTTP_STATUS_CODES
 
-from .access import printable
+from .access import check_storage, printable
 from .config import Settings, redact_urls
 from .errors import ConfigError
 from .metrics import MULTIPROC_ENV
@@ -245,6 +245,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None =
     """gunicorn with our gthread worker; each worker opens its own Chroma client after the fork."""
     check_workers(settings, workers)
     check_limits(settings)
+    check_storage(settings)
     folder, ours = metrics_folder()
     options = {
         "bind": f"{host}:{port}",
