@@ -491,18 +491,18 @@ class Index:
         if same == set(plan) and set(held) <= set(existing) and all(existing[pid].content_hash == plan[pid][0] for pid in plan):
             return self._unchanged_shared(papers, found, live, existing, started, progress)
         self._retire(manifest)
-        version, target, _ = self.versions.staging()
-        done = self._staged(target, plan)
-        if done:
-            progress(sum(1 for pid in done if pid in by_id))
-        copy = [pid for pid in plan if pid not in done and pid in same]
-        for begin in range(0, len(copy), COPY_PAPERS):
-            batch = copy[begin : begin + COPY_PAPERS]
-            self.lease.verify()
-            chunk_ids = [cid for pid in batch for cid in sorted(expected_chunk_ids(pid, existing[pid].n_chunks))]
-            metadata = {pid: self._paper_metadata(by_id[pid], existing[pid].n_chunks) for pid in batch if pid in by_id}
-            self.versions.copy(live, target, chunk_ids, batch, metadata)  # an edited title: the record's metadata anew
-            progress(sum(1 for pid in batch if pid in by_id))
+        version, target, interrupted = self.versions.staging()
+        done = self._resumable(interrupted, plan) if interrupted else {}
+        copies = [(interrupted, done), (live, {pid: existing[pid] for pid in plan if pid not in done and pid in same})]
+        for source, hashes in copies:  # finished papers of an interrupted ingest, then unchanged ones: vectors and all
+            ids = list(hashes)
+            for begin in range(0, len(ids), COPY_PAPERS):
+                batch = ids[begin : begin + COPY_PAPERS]
+                self.lease.verify()
+                chunk_ids = [cid for pid in batch for cid in sorted(expected_chunk_ids(pid, hashes[pid].n_chunks))]
+                metadata = {pid: self._paper_metadata(by_id[pid], hashes[pid].n_chunks) for pid in batch if pid in by_id}
+                self.versions.copy(source, target, chunk_ids, batch, metadata)  # an edited title: the record's metadata anew
+                progress(sum(1 for pid in batch if pid in by_id))
         todo = [pid for pid in plan if pid not in done and pid not in same]
         from_store = self.get_papers([pid for pid in todo if pid not in by_id], pair=live)  # kept papers with chunks missing
         embed = [by_id.get(pid) or from_store[pid] for pid in todo if pid in by_id or pid in from_store]
@@ -515,6 +515,8 @@ class Index:
             progress(sum(1 for p in batch if p.id in by_id))
         ledger = self._verify_staged(version, target, plan)
         self._commit(version, target, ledger, manifest)
+        if interrupted:
+            self.versions.drop(interrupted)
         added = sum(1 for pid in by_id if pid not in existing)
         updated = sum(1 for pid in by_id if pid in existing and (pid not in same or existing[pid].content_hash != plan[pid][0]))
         return IngestSummary(
@@ -537,20 +539,11 @@ class Index:
         return IngestSummary(papers=len(papers), added=0, updated=0, unchanged=len(papers), removed=0, chunks=0,
                              seconds=round(time.perf_counter() - started, 2))
 
-    def _staged(self, target: Pair, plan: dict[str, tuple[str, str]]) -> set[str]:
-        """The papers an interrupted ingest already wrote whole to the pending version, as planned now;
-        anything else there (half-written, or from other input) is deleted."""
-        hashes, held = self.stored_hashes(target.papers), self.chunk_ids_by_paper(target.chunks)
-        done = {pid for pid, h in hashes.items() if plan.get(pid) == (h.content_hash, h.embed_hash)
+    def _resumable(self, interrupted: Pair, plan: dict[str, tuple[str, str]]) -> dict[str, StoredHashes]:
+        """The papers an interrupted ingest had written whole, as planned now: copied, not embedded again."""
+        hashes, held = self.stored_hashes(interrupted.papers), self.chunk_ids_by_paper(interrupted.chunks)
+        return {pid: h for pid, h in hashes.items() if plan.get(pid) == (h.content_hash, h.embed_hash)
                 and held.get(pid, set()) == expected_chunk_ids(pid, h.n_chunks)}
-        extra = (set(hashes) | set(held)) - done
-        stray_chunks = sorted(cid for pid in extra for cid in held.get(pid, set()))
-        for begin in range(0, len(stray_chunks), 5000):
-            target.chunks.delete(ids=stray_chunks[begin : begin + 5000])
-        stray_papers = sorted(extra & set(hashes))
-        for begin in range(0, len(stray_papers), 5000):
-            target.papers.delete(ids=stray_papers[begin : begin + 5000])
-        return done
 
     def _verify_staged(self, version: str, target: Pair, plan: dict[str, tuple[str, str]]) -> dict[str, StoredHashes]:
         """The next version holds exactly the plan, every paper whole; else nothing is switched. Returns its ledger."""

@@ -153,17 +153,15 @@ class Versions:
         return Pair(self._open(names[0], create), self._open(names[1], create))
 
     # -- building the next version -----------------------------------------------------
-    def staging(self) -> tuple[str, Pair, bool]:
-        """(version, its collections, resumed?): the version an interrupted ingest was building, or a new one.
-
-        The pending record names it before anything is written to it, so that the next ingest
-        finds it and goes on where the last one stopped."""
-        version = self.pending()
-        if version:
-            return version, self.open(self.names(version), True), True
+    def staging(self) -> tuple[str, Pair, Pair | None]:
+        """A new version to build, and the one an interrupted ingest left (to copy its finished papers
+        from), if any. A version is only ever written by the ingest that created it: a writer that
+        lost the lock but still runs can finish or switch to its own version, never to another's.
+        The pending record names the new version before anything is written to it."""
+        left = self.pending()
         version = new_version()
         self.meta.upsert(ids=[PENDING_ID], embeddings=[UNIT], metadatas=[{"kind": "pending", "data": version, "started_at": _now()}])
-        return version, self.open(self.names(version), True), False
+        return version, self.open(self.names(version), True), (self.open(self.names(left), True) if left else None)
 
     def pending(self) -> str:
         """The version being built (or left half-built by an interrupted ingest); '' when none."""
@@ -187,6 +185,15 @@ class Versions:
             target.papers.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
 
     # -- clearing up ---------------------------------------------------------------------
+    def drop(self, pair: Pair) -> None:
+        """Delete one version's collections (an interrupted version, once its papers were copied on)."""
+        for collection in pair:
+            try:
+                self.client.delete_collection(collection.name)
+            except Exception as exc:  # noqa: BLE001 - gone already: fine; anything else: the next ingest retires it
+                if "does not exist" not in str(exc).lower() and "not found" not in str(exc).lower():
+                    raise store_error(self.settings, exc) from exc
+
     def retire(self, keep: set[str], keep_versions: set[str]) -> list[str]:
         """Delete the version collections of this prefix not in `keep`, and the blobs of other versions."""
         try:
