@@ -211,3 +211,5 @@ def test_sigkill_of_an_ingest_keeps_readers_on_the_old_version_and_the_next_resu
     stored = index.chunks.get(include=[])["ids"]
     assert len(stored) == len(expected) and set(stored) == expected
     assert until(lambda: reader.papers() == 57, 60)
+    versions = {c.name.split("_")[1] for c in index.client.list_collections() if c.name.startswith("killwriter_v")}
+    assert len(versions) == 2  # the one served and the one before; the killed ingest's half version is gone
