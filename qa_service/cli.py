@@ -114,6 +114,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool) -> None:
 
         summary = index.ingest(papers, sync=sync, progress=report, on_wait=say_waiting)
     repaired = f", {summary.repaired} with missing or extra chunks re-embedded" if summary.repaired else ""
+    repaired += f", {summary.resumed} already written by an interrupted ingest" if summary.resumed else ""
     click.echo(
         f"{summary.papers} papers ({summary.added} added, {summary.updated} updated, {summary.unchanged} unchanged, "
         f"{summary.removed} removed{repaired}), {summary.chunks} chunks embedded, {summary.seconds:.1f} s"

@@ -33,6 +33,7 @@ class Settings:
     openai_embedding_model: str = _s("text-embedding-3-small", "Model used when embedding = 'openai'.")
     embedding_batch_size: int = _s(4, "Chunks embedded per onnxruntime call (length-sorted); small batches pad least and measured fastest.")
     writer_wait: float = _s(60.0, "Seconds a second writer (ingest, check --repair) waits for the one writing the data dir before it gives up with exit code 75; 0 refuses at once. An unchanged re-ingest of 20,000 papers holds the lock about 25 s.")
+    writer_lease: float = _s(30.0, "With a Chroma server: seconds without a heartbeat after which a waiting writer takes over the writer lock in Chroma from a holder presumed dead (killed, or cut off); the holder beats every third of it. A killed ingest delays the next by this long.")
     ingest_batch_papers: int = _s(64, "Papers embedded and written per step of an ingest (the unit an interrupted ingest resumes from).")
     embedding_threads: int = _s(0, "onnxruntime intra-op threads; 0 lets onnxruntime choose.")
     query_cache_size: int = _s(1024, "Query embeddings kept in memory (LRU).")

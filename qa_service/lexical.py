@@ -1,16 +1,19 @@
 """BM25 over the chunks (bm25s + Snowball stemming), persisted beside the Chroma data.
 
 Local Chroma has no sparse or hybrid search, so the lexical side lives here. It is
-saved under a corpus version and loaded, never recomputed, at start.
+saved under a corpus version and loaded, never recomputed, at start. With a Chroma
+server it travels as bytes (`to_bytes`), stored in Chroma beside the version it indexes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
 import shutil
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import Sequence
@@ -134,6 +137,57 @@ class LexicalIndex:
             os.replace(folder, old)
         os.replace(tmp, folder)
         shutil.rmtree(old, ignore_errors=True)
+
+    def save_new(self, folder: Path) -> bool:
+        """Save as a cache entry that never changes once written: when `folder` exists already (another
+        process saved the same version), keep it. False when it cannot be written (read-only disk)."""
+        if folder.exists():
+            return True
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
+            try:
+                self.save(tmp / "index")
+                os.rename(tmp / "index", folder)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError:
+            return folder.exists()  # lost a race to another process (fine), or cannot write (no cache)
+        return True
+
+    def to_bytes(self) -> bytes:
+        """The saved files (checksums included) as one uncompressed tar: what Chroma stores."""
+        with tempfile.TemporaryDirectory(prefix="qa-bm25-") as tmp:
+            folder = Path(tmp) / "index"
+            self.save(folder)
+            buffer = io.BytesIO()
+            with tarfile.open(fileobj=buffer, mode="w") as tar:
+                for path in sorted(folder.iterdir()):
+                    tar.add(path, arcname=path.name)
+            return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, folder: Path) -> "LexicalIndex | None":
+        """Unpack `to_bytes` output into `folder` (a cache entry) and load it, checked as files are; None if damaged."""
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
+        except OSError:  # no writable cache: unpack in a temp folder, load, forget it
+            tmp = Path(tempfile.mkdtemp(prefix="qa-bm25-"))
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+                tar.extractall(tmp / "index", filter="data")
+            lexical = cls.load(tmp / "index")
+            if lexical is not None and not folder.exists():
+                try:
+                    os.rename(tmp / "index", folder)
+                except OSError:
+                    pass  # another process put the same version there first, or no cache
+            return lexical
+        except (tarfile.TarError, OSError, ValueError):
+            return None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
     def load(cls, folder: Path) -> "LexicalIndex | None":

@@ -93,6 +93,25 @@ class StoredHashes(NamedTuple):
     n_chunks: int = 0
 
 
+@dataclass(frozen=True)
+class WriterStatus:
+    """Who holds the writer lock now (for /metrics): nobody, or a holder since a Unix time."""
+
+    held: bool = False
+    holder: str = ""
+    since: float | None = None
+
+
+@dataclass(frozen=True)
+class LexicalLoad:
+    """A BM25 index made ready for a corpus version: from the local cache, from Chroma, or rebuilt."""
+
+    version: str
+    source: str  # "cache", "chroma", "rebuilt"
+    seconds: float
+    chunks: int
+
+
 # -- retrieval ----------------------------------------------------------------------------
 
 

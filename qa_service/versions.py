@@ -1,0 +1,213 @@
+"""The corpus as a Chroma server holds it: versions, and a pointer to the one being served.
+
+With a Chroma server (QA_CHROMA_URL) everything an app process needs is in Chroma, so app
+machines keep nothing of their own: any number of them can serve, from an empty data dir.
+Collections of one prefix P (the `collection` setting):
+- `P_v<version>_chunks` and `P_v<version>_papers`: one corpus version each, written whole by
+  one ingest and never changed once served (`P_chunks`, `P_papers`: a store from before versions).
+- `P_meta`: the manifest, which names the version being served; a record naming the version
+  being built (`pending`); and per version its ledger and its BM25 index, as bytes in record metadata. Not as documents:
+  Chroma indexes every document for full-text search (40 MB took 57 s as documents, 2.5 s as
+  metadata, on `chroma run`).
+- `P_writer`: the writer lease (lease.py).
+An ingest builds the next version beside the one being served and switches the manifest last,
+so readers go on answering from the old version until the new one is complete. The version
+before stays until the next ingest that changes the corpus, for readers that have not switched.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import time
+import uuid
+from typing import Any, Callable, NamedTuple, Sequence
+
+from .config import Settings
+from .errors import QAError
+from .manifest import ManifestRead, checked_manifest, ledger_from, ledger_json
+from .records import StoredHashes
+from .store import GuardedCollection, store_error
+
+MANIFEST_ID = "manifest"
+PENDING_ID = "pending"
+PART_CHARS = 4_000_000  # base64 characters per metadata record: 40 MB in 10 parts read back in 0.45 s
+COPY_PAPERS = 500  # papers copied per step from one version to the next (~1,750 chunks; Chroma takes 5,461 at most)
+UNIT = [1.0]  # the meta collection's records need a vector; nobody queries it
+
+
+class Pair(NamedTuple):
+    """The two collections of one corpus version."""
+
+    chunks: Any
+    papers: Any
+
+
+def new_version() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class Blobs:
+    """Bytes of any size in the meta collection: base64 in record metadata, in parts, checked by sha256."""
+
+    def __init__(self, meta: Any):
+        self.meta = meta
+
+    def put(self, key: str, version: str, data: bytes) -> None:
+        text = base64.b64encode(data).decode("ascii")
+        digest = hashlib.sha256(data).hexdigest()
+        parts = [text[i : i + PART_CHARS] for i in range(0, len(text), PART_CHARS)] or [""]
+        self.meta.delete(where={"blob": key})
+        for n, part in enumerate(parts):  # one call each: a call is one HTTP body, and ours stay under ~5 MB
+            self.meta.upsert(ids=[f"{key}:{n}"], embeddings=[UNIT], metadatas=[{
+                "kind": "blob", "blob": key, "version": version, "part": n, "parts": len(parts), "sha256": digest, "data": part}])
+
+    def get(self, key: str) -> bytes | None:
+        """The bytes as put, or None when absent, incomplete or damaged."""
+        found = self.meta.get(where={"blob": key}, include=["metadatas"])
+        parts = sorted((m for m in found["metadatas"] if m), key=lambda m: int(m.get("part", -1)))
+        if not parts or len(parts) != int(parts[0].get("parts", 0)) or [int(m["part"]) for m in parts] != list(range(len(parts))):
+            return None
+        try:
+            data = base64.b64decode("".join(str(m["data"]) for m in parts), validate=True)
+        except (ValueError, KeyError):
+            return None
+        return data if hashlib.sha256(data).hexdigest() == parts[0].get("sha256") else None
+
+    def keep_only(self, versions: set[str]) -> None:
+        """Drop the blobs of every other version."""
+        self.meta.delete(where={"$and": [{"kind": "blob"}, {"version": {"$nin": sorted(versions) or [""]}}]})
+
+
+class SharedManifest:
+    """The manifest and ledger in the meta collection, with ManifestFiles' interface (check uses either)."""
+
+    def __init__(self, meta: Any, blobs: Blobs, where: str):
+        self.meta = meta
+        self.blobs = blobs
+        self.path = f"{where}, record '{MANIFEST_ID}'"
+        self.ledger_path = f"{where}, the ledger of the version served"
+
+    def read(self) -> ManifestRead:
+        found = self.meta.get(ids=[MANIFEST_ID], include=["metadatas"])
+        if not found["ids"]:
+            return ManifestRead({}, f"the manifest ({self.path}) is missing")
+        try:
+            data = json.loads(str((found["metadatas"][0] or {}).get("data", "")))
+        except ValueError:
+            return ManifestRead({}, f"the manifest ({self.path}) is not JSON")
+        return checked_manifest(data, f"({self.path})")
+
+    def write(self, data: dict) -> None:
+        """One record, replaced whole: the switch from one version to the next is this one write."""
+        self.meta.upsert(ids=[MANIFEST_ID], embeddings=[UNIT], metadatas=[{"kind": "manifest", "data": json.dumps(data)}])
+
+    def read_ledger(self) -> tuple[dict[str, StoredHashes] | None, str]:
+        version = self.read().data.get("version", "")
+        data = self.blobs.get(f"ledger:{version}") if version else None
+        if data is None:
+            return None, ""
+        try:
+            parsed = json.loads(data)
+        except ValueError:
+            return None, ""
+        papers = ledger_from(parsed)
+        return (papers, str(parsed.get("version", ""))) if papers is not None else (None, "")
+
+    def write_ledger(self, papers: dict[str, StoredHashes], version: str) -> None:
+        self.blobs.put(f"ledger:{version}", version, json.dumps(ledger_json(papers, version)).encode("utf-8"))
+
+
+class Versions:
+    """The versions of one prefix on a Chroma server: names, opening, building the next, retiring old ones."""
+
+    def __init__(self, client: Any, settings: Settings, open_collection: Callable[[str, bool], Any]):
+        self.client = client
+        self.settings = settings
+        self.prefix = settings.collection
+        self.where = f"the Chroma server at {settings.chroma_url} (collections {self.prefix}_*)"
+        self._open = open_collection
+        try:
+            meta = client.get_or_create_collection(f"{self.prefix}_meta", embedding_function=None)
+        except Exception as exc:  # noqa: BLE001 - unreachable server, ...
+            raise store_error(settings, exc) from exc
+        self.meta = GuardedCollection(meta, settings)
+        self.blobs = Blobs(self.meta)
+        self.files = SharedManifest(self.meta, self.blobs, f"{settings.chroma_url} collection {self.prefix}_meta")
+        self._version_name = re.compile(rf"^{re.escape(self.prefix)}_(v[0-9a-f]{{12}}_)?(chunks|papers)$")
+
+    # -- names -------------------------------------------------------------------------
+    def names(self, version: str) -> tuple[str, str]:
+        return f"{self.prefix}_v{version}_chunks", f"{self.prefix}_v{version}_papers"
+
+    def live_names(self, manifest: dict) -> tuple[str, str]:
+        """The collections a manifest serves; a store from before versions (or none yet) uses the plain names."""
+        chunks, papers = manifest.get("chunks_collection"), manifest.get("papers_collection")
+        if isinstance(chunks, str) and isinstance(papers, str) and chunks and papers:
+            return chunks, papers
+        return f"{self.prefix}_chunks", f"{self.prefix}_papers"
+
+    def open(self, names: tuple[str, str], create: bool) -> Pair:
+        return Pair(self._open(names[0], create), self._open(names[1], create))
+
+    # -- building the next version -----------------------------------------------------
+    def staging(self) -> tuple[str, Pair, Pair | None]:
+        """A new version to build, and the one an interrupted ingest left (to copy its finished papers
+        from), if any. A version is only ever written by the ingest that created it: a writer that
+        lost the lock but still runs can finish or switch to its own version, never to another's.
+        The pending record names the new version before anything is written to it."""
+        left = self.pending()
+        version = new_version()
+        self.meta.upsert(ids=[PENDING_ID], embeddings=[UNIT], metadatas=[{"kind": "pending", "data": version, "started_at": _now()}])
+        return version, self.open(self.names(version), True), (self.open(self.names(left), True) if left else None)
+
+    def pending(self) -> str:
+        """The version being built (or left half-built by an interrupted ingest); '' when none."""
+        found = self.meta.get(ids=[PENDING_ID], include=["metadatas"])
+        version = str((found["metadatas"][0] or {}).get("data", "")) if found["ids"] else ""
+        return version if re.fullmatch(r"[0-9a-f]{12}", version) else ""
+
+    def finish_pending(self) -> None:
+        self.meta.delete(ids=[PENDING_ID])
+
+    def copy(self, source: Pair, target: Pair, chunk_ids: Sequence[str], paper_ids: Sequence[str],
+             paper_metadata: dict[str, dict]) -> None:
+        """Records of unchanged papers, vectors and all, into the next version: nothing is re-embedded.
+        Chunks first and the paper record last, as an ingest writes them, so a paper present is whole."""
+        if chunk_ids:
+            got = source.chunks.get(ids=list(chunk_ids), include=["embeddings", "documents", "metadatas"])
+            target.chunks.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=got["metadatas"])
+        if paper_ids:
+            got = source.papers.get(ids=list(paper_ids), include=["embeddings", "documents", "metadatas"])
+            metadatas = [paper_metadata.get(pid, meta) for pid, meta in zip(got["ids"], got["metadatas"])]
+            target.papers.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
+
+    # -- clearing up ---------------------------------------------------------------------
+    def drop(self, pair: Pair) -> None:
+        """Delete one version's collections (an interrupted version, once its papers were copied on)."""
+        for collection in pair:
+            try:
+                self.client.delete_collection(collection.name)
+            except Exception as exc:  # noqa: BLE001 - gone already: fine; anything else: the next ingest retires it
+                if "does not exist" not in str(exc).lower() and "not found" not in str(exc).lower():
+                    raise store_error(self.settings, exc) from exc
+
+    def retire(self, keep: set[str], keep_versions: set[str]) -> list[str]:
+        """Delete the version collections of this prefix not in `keep`, and the blobs of other versions."""
+        try:
+            names = [c if isinstance(c, str) else c.name for c in self.client.list_collections()]
+            gone = [n for n in names if self._version_name.match(n) and n not in keep]
+            for name in gone:
+                self.client.delete_collection(name)
+        except QAError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise store_error(self.settings, exc) from exc
+        self.blobs.keep_only(keep_versions)
+        return gone
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
