@@ -97,7 +97,8 @@ class Index:
             return
         self.versions = Versions(self.client, self.settings, self._collection)
         self.files = self.versions.files
-        self.lease = ChromaLease(self.client, self.settings.collection, self.settings.writer_lease, self.versions.where)
+        self.lease = ChromaLease(self.client, self.settings.collection, self.settings.writer_lease, self.versions.where,
+                                 lambda exc: store_error(self.settings, exc))
         found = self.files.read()
         pair = self.versions.open(self.versions.live_names(found.data), create=bool(found.problem))
         self.views.served = View(pair.chunks, pair.papers, found)
@@ -191,13 +192,8 @@ class Index:
         """The store's one writer (ingest, check --repair) for the whole run; a second waits up to
         `writer_wait` seconds, then StoreBusy. Embedded: a flock in the data dir; server: a lease in Chroma."""
         if self.shared:
-            try:
-                with self.lease.held(self.settings.writer_wait, on_wait):
-                    yield
-            except QAError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the Chroma server failed the lease's own calls
-                raise store_error(self.settings, exc) from exc
+            with self.lease.held(self.settings.writer_wait, on_wait):
+                yield
             return
         with self.locks.writer(self.settings.writer_wait, on_wait):
             self.follow(self.locks.generation())  # someone may have written while we waited
@@ -215,7 +211,7 @@ class Index:
             return
         try:
             self.lease.acquire(0.0, take_over=False)
-        except (StoreBusy, Exception):  # noqa: BLE001 - busy, or the server is away: no repair now
+        except QAError:  # busy, or the server is away: no repair now
             yield False
             return
         try:
@@ -225,12 +221,7 @@ class Index:
 
     def writer_status(self) -> WriterStatus:
         """Who holds the writer lock now (for /metrics)."""
-        if not self.shared:
-            return self.locks.writer_status()
-        try:
-            return self.lease.status()
-        except Exception as exc:  # noqa: BLE001
-            raise store_error(self.settings, exc) from exc
+        return self.lease.status() if self.shared else self.locks.writer_status()
 
     @contextmanager
     def writing(self) -> Iterator[None]:
