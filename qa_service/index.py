@@ -421,7 +421,7 @@ class Index:
         if same == set(plan) and set(held) <= set(existing) and all(existing[pid].content_hash == plan[pid][0] for pid in plan):
             return self._unchanged_shared(papers, found, live, existing, started, progress)
         self.versions.retire_unused(manifest)
-        version, target, interrupted = self.versions.staging()
+        version, target, interrupted = self.versions.staging(manifest.get("version", ""))
         done = self._resumable(interrupted, plan) if interrupted else {}
         copies = [(interrupted, done), (live, {pid: existing[pid] for pid in plan if pid not in done and pid in same})]
         for source, hashes in copies:  # finished papers of an interrupted ingest, then unchanged ones: vectors and all

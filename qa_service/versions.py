@@ -256,12 +256,13 @@ class Versions:
             return LexicalIndex.from_bytes(stored, Path(tmp) / "bm25")
 
     # -- building the next version -----------------------------------------------------
-    def staging(self) -> tuple[str, Pair, Pair | None]:
+    def staging(self, served: str) -> tuple[str, Pair, Pair | None]:
         """A new version to build, and the one an interrupted ingest left (to copy its finished papers
         from), if any. A version is only ever written by the ingest that created it: a writer that
         lost the lock but still runs can finish or switch to its own version, never to another's.
         The pending record names the new version before anything is written to it."""
         left = self.pending()
+        left = "" if left == served else left  # switched to, but killed before it cleared the record: it is served
         version = new_version()
         self.meta.upsert(ids=[PENDING_ID], embeddings=[UNIT], metadatas=[{"kind": "pending", "data": version, "started_at": _now()}])
         return version, self.open(self.names(version), True), (self.open(self.names(left), True) if left else None)
