@@ -15,17 +15,14 @@ cached in data_dir only as a disposable copy) and then serve it, so app machines
 
 from __future__ import annotations
 
-import calendar
 import hashlib
 import json
 import logging
-import shutil
-import tempfile
 import threading
 import time
 import uuid
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -43,7 +40,7 @@ from .names import build_name_book, lowercase_words, paper_names
 from .records import Chunk, LexicalLoad, Paper, StoredHashes, WriterStatus, chunk_id, paper_of
 from .store import GuardedCollection, close_client, open_client, store_error
 from .tokens import token_counter
-from .versions import COPY_PAPERS, Pair, Versions
+from .versions import COPY_PAPERS, Pair, Versions, View, Views
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +48,6 @@ Progress = Callable[[int], None]
 Notify = Callable[[str], None]
 MANIFEST_TTL = 2.0
 PROBE = "method"  # the readiness test query: any word; it must come back with a chunk
-RETIRE_AFTER = 60.0  # seconds a superseded version stays for readers still switching (server mode)
 
 
 @dataclass
@@ -70,17 +66,6 @@ class IngestSummary:
         return dict(self.__dict__)
 
 
-@dataclass
-class View:
-    """What is served: one corpus version's collections, its manifest and its BM25.
-    With a Chroma server a request keeps the view it started with, while a new one is readied."""
-
-    chunks: Any
-    papers: Any
-    manifest: ManifestRead | None = None  # server mode: the manifest this view serves
-    lexical: LexicalIndex = field(default_factory=empty_lexical)
-
-
 class Index:
     """The stored corpus: chunks with vectors, paper records, the manifest and BM25."""
 
@@ -94,11 +79,8 @@ class Index:
         self._generation = self.locks.generation()  # read before opening: a write after it is noticed
         self._reopen_lock = threading.Lock()
         self._repair_lock = threading.Lock()
-        self._local = threading.local()  # the view a request pinned (server mode)
-        self._polled_at = time.monotonic()
-        self._switching = ""  # the version being readied in the background (server mode)
         self.listeners: list[Callable[[LexicalLoad], None]] = []  # told each time a BM25 index is made ready
-        self._view = View(None, None)
+        self.views = Views(View(None, None))
         self._open(client)
         self._count = token_counter(settings.tokenizer_encoding)
         self._manifest_cache: ManifestRead | None = None
@@ -110,14 +92,16 @@ class Index:
         self.client = client or open_client(self.settings)
         if not self.shared:
             prefix = self.settings.collection
-            self._view = View(self._collection(f"{prefix}_chunks"), self._collection(f"{prefix}_papers"), None, self._view.lexical)
+            self.views.served = View(self._collection(f"{prefix}_chunks"), self._collection(f"{prefix}_papers"), None,
+                                     self.views.served.lexical)
             return
         self.versions = Versions(self.client, self.settings, self._collection)
         self.files = self.versions.files
-        self.lease = ChromaLease(self.client, self.settings.collection, self.settings.writer_lease, self.versions.where)
+        self.lease = ChromaLease(self.client, self.settings.collection, self.settings.writer_lease, self.versions.where,
+                                 lambda exc: store_error(self.settings, exc))
         found = self.files.read()
         pair = self.versions.open(self.versions.live_names(found.data), create=bool(found.problem))
-        self._view = View(pair.chunks, pair.papers, found)
+        self.views.served = View(pair.chunks, pair.papers, found)
 
     def _collection(self, name: str, create: bool = True) -> Any:
         try:
@@ -149,7 +133,7 @@ class Index:
 
     # -- the view being served ---------------------------------------------------
     def _current(self) -> View:
-        return getattr(self._local, "view", None) or self._view
+        return self.views.current()
 
     @property
     def chunks(self) -> Any:
@@ -170,15 +154,12 @@ class Index:
     @contextmanager
     def pinned(self) -> Iterator[None]:
         """Around one request (server mode): it reads one version throughout, even when the process
-        switches to a new one meanwhile; the old version's collections stay until well after."""
-        if not self.shared or getattr(self._local, "view", None) is not None:
+        switches to a new one meanwhile."""
+        if not self.shared:
             yield
             return
-        self._local.view = self._view
-        try:
+        with self.views.pinned():
             yield
-        finally:
-            self._local.view = None
 
     def follow(self, generation: str | None) -> None:
         """Notice another process's writes. Embedded: reopen the store when another process wrote it
@@ -186,7 +167,7 @@ class Index:
         answering from the old one). Server: re-read the manifest every MANIFEST_TTL seconds and
         ready a new version in the background; requests keep the current one until it is ready."""
         if self.shared:
-            self._poll()
+            self.views.poll(self.files.read, self._ready, MANIFEST_TTL)
             return
         if generation is None or generation == self._generation:
             return
@@ -198,38 +179,12 @@ class Index:
             self._generation = generation
             self._manifest_cache, self._stats = None, None
 
-    def _poll(self) -> None:
-        now = time.monotonic()
-        if now - self._polled_at < MANIFEST_TTL:
-            return
-        self._polled_at = now
-        try:
-            found = self.files.read()
-        except QAError as exc:  # the server is away: requests say so themselves
-            log.warning("cannot read the manifest: %s", exc.message)
-            return
-        served = self._view.manifest
-        version = found.data.get("version", "")
-        if found.problem or (served is not None and not served.problem and served.data.get("version") == version):
-            return  # nothing new (a damaged manifest keeps the version being served)
-        with self._reopen_lock:
-            if self._switching:
-                return
-            self._switching = version
-        threading.Thread(target=self._switch, args=(found,), name=f"ready-{version}", daemon=True).start()
-
-    def _switch(self, found: ManifestRead) -> None:
-        """Ready a new version (its collections and BM25), then serve it: one assignment."""
-        try:
-            pair = self.versions.open(self.versions.live_names(found.data), create=False)
-            lexical = self._shared_lexical(found.data["version"], pair)
-            self._view = View(pair.chunks, pair.papers, found, lexical)
-            self._stats = None
-            log.info("serving corpus version %s (%s papers)", found.data["version"], found.data.get("papers"))
-        except QAError as exc:
-            log.warning("cannot switch to corpus version %s yet: %s", found.data.get("version"), exc.message)
-        finally:
-            self._switching = ""
+    def _ready(self, found: ManifestRead) -> View:
+        """A new version made ready to serve (server mode): its collections and its BM25."""
+        pair = self.versions.open(self.versions.live_names(found.data), create=False)
+        view = View(pair.chunks, pair.papers, found, self._shared_lexical(found.data["version"], pair))
+        self._stats = None
+        return view
 
     # -- one writer ------------------------------------------------------------
     @contextmanager
@@ -237,13 +192,8 @@ class Index:
         """The store's one writer (ingest, check --repair) for the whole run; a second waits up to
         `writer_wait` seconds, then StoreBusy. Embedded: a flock in the data dir; server: a lease in Chroma."""
         if self.shared:
-            try:
-                with self.lease.held(self.settings.writer_wait, on_wait):
-                    yield
-            except QAError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - the Chroma server failed the lease's own calls
-                raise store_error(self.settings, exc) from exc
+            with self.lease.held(self.settings.writer_wait, on_wait):
+                yield
             return
         with self.locks.writer(self.settings.writer_wait, on_wait):
             self.follow(self.locks.generation())  # someone may have written while we waited
@@ -261,7 +211,7 @@ class Index:
             return
         try:
             self.lease.acquire(0.0, take_over=False)
-        except (StoreBusy, Exception):  # noqa: BLE001 - busy, or the server is away: no repair now
+        except QAError:  # busy, or the server is away: no repair now
             yield False
             return
         try:
@@ -271,12 +221,7 @@ class Index:
 
     def writer_status(self) -> WriterStatus:
         """Who holds the writer lock now (for /metrics)."""
-        if not self.shared:
-            return self.locks.writer_status()
-        try:
-            return self.lease.status()
-        except Exception as exc:  # noqa: BLE001
-            raise store_error(self.settings, exc) from exc
+        return self.lease.status() if self.shared else self.locks.writer_status()
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -384,28 +329,16 @@ class Index:
         return loaded
 
     def _shared_lexical(self, version: str, pair: Pair) -> LexicalIndex:
-        """BM25 of a version (server mode): this machine's cache, else the copy in Chroma, else rebuilt
-        from the version's chunks. Whatever was fetched or built is cached for the next start."""
+        """BM25 of a version (server mode): this machine's cache, else Chroma's copy, else rebuilt from its chunks."""
         started = time.perf_counter()
-        cache = self.cache_path(version)
-        lexical, source = (LexicalIndex.load(cache) if cache.exists() else None), "cache"
-        if lexical is None or lexical.version != version:
-            stored = self.versions.blobs.get(f"bm25:{version}")
-            lexical, source = (LexicalIndex.from_bytes(stored, cache) if stored else None), "chroma"
-        if lexical is None or lexical.version != version:
+
+        def rebuild() -> LexicalIndex:
             log.info("BM25 of version %s is not stored in Chroma (or damaged): rebuilding it from the %d chunks", version, pair.chunks.count())
-            lexical, source = self._build_lexical(version, pair), "rebuilt"
-            lexical.save_new(cache)
-        self._drop_other_caches(version)
+            return self._build_lexical(version, pair)
+
+        lexical, source = self.versions.lexical(version, self.cache_path(version), rebuild)
         self._loaded(LexicalLoad(version, source, time.perf_counter() - started, len(lexical.chunk_ids)))
         return lexical
-
-    def _drop_other_caches(self, version: str) -> None:
-        """Cached BM25 of other versions is of no more use (best effort: another worker may be reading one)."""
-        keep = self.cache_path(version).name
-        for path in self.cache_path(version).parent.glob(f"{self.settings.collection}-*.bm25"):
-            if path.name != keep:
-                shutil.rmtree(path, ignore_errors=True)
 
     def _loaded(self, load: LexicalLoad) -> None:
         log.info("BM25 of version %s ready in %.2f s (%s, %d chunks)", load.version, load.seconds, load.source, load.chunks)
@@ -417,10 +350,7 @@ class Index:
         if not self.shared:
             return (LexicalIndex.load(self.bm25_path) if self.bm25_path.exists() else None), str(self.bm25_path)
         version = self.manifest().get("version", "")
-        stored = self.versions.blobs.get(f"bm25:{version}") if version else None
-        with tempfile.TemporaryDirectory(prefix="qa-check-") as tmp:
-            lexical = LexicalIndex.from_bytes(stored, Path(tmp) / "bm25") if stored else None
-        return lexical, f"{self.versions.files.path.split(',')[0]}, BM25 of version {version}"
+        return self.versions.stored_lexical(version), f"{self.versions.where}: BM25 of version {version}"
 
     def rebuild_lexical(self, version: str) -> LexicalIndex:
         """BM25 over the chunks as stored; saved when no other writer holds the data dir."""
@@ -494,8 +424,8 @@ class Index:
         same = {pid for pid, want in plan.items() if pid in whole and existing[pid].embed_hash == want[1]}
         if same == set(plan) and set(held) <= set(existing) and all(existing[pid].content_hash == plan[pid][0] for pid in plan):
             return self._unchanged_shared(papers, found, live, existing, started, progress)
-        self._retire(manifest)
-        version, target, interrupted = self.versions.staging()
+        self.versions.retire_unused(manifest)
+        version, target, interrupted = self.versions.staging(manifest.get("version", ""))
         done = self._resumable(interrupted, plan) if interrupted else {}
         copies = [(interrupted, done), (live, {pid: existing[pid] for pid in plan if pid not in done and pid in same})]
         for source, hashes in copies:  # finished papers of an interrupted ingest, then unchanged ones: vectors and all
@@ -537,7 +467,7 @@ class Index:
         if found.problem:
             self._commit(uuid.uuid4().hex[:12], live, existing, {})
         elif self.versions.pending():
-            self._retire(found.data, keep_pending=False)
+            self.versions.retire_unused(found.data, keep_pending=False)
             self.versions.finish_pending()
         progress(len(papers))
         return IngestSummary(papers=len(papers), added=0, updated=0, unchanged=len(papers), removed=0, chunks=0,
@@ -577,25 +507,9 @@ class Index:
         self.files.write(manifest)  # the switch
         self.versions.finish_pending()
         lexical.save_new(self.cache_path(version))
-        self._view = View(pair.chunks, pair.papers, ManifestRead(manifest), lexical)
+        self.views.served = View(pair.chunks, pair.papers, ManifestRead(manifest), lexical)
         self._stats = None
         return manifest
-
-    def _retire(self, manifest: dict, keep_pending: bool = True) -> None:
-        """Delete the versions nobody serves: all but the one served, the one being built, and the one
-        before (while readers may still be switching away from it, RETIRE_AFTER seconds)."""
-        keep = set(self.versions.live_names(manifest))
-        versions = {manifest.get("version", "")}
-        pending = self.versions.pending() if keep_pending else ""
-        if pending:
-            keep |= set(self.versions.names(pending))
-            versions.add(pending)
-        previous = manifest.get("previous")
-        if isinstance(previous, dict) and _age(manifest.get("built_at")) < RETIRE_AFTER:
-            keep |= {str(previous.get("chunks_collection")), str(previous.get("papers_collection"))}
-            versions.add(str(previous.get("version")))
-        for name in self.versions.retire(keep, versions):
-            log.info("retired %s", name)
 
     def _ingest(self, papers: Sequence[Paper], sync: bool, progress: Progress | None) -> IngestSummary:
         started = time.perf_counter()
@@ -806,14 +720,6 @@ class Index:
             raise StoreDamaged(f"a test query on the vector store in {self.settings.data_dir} returned nothing: run `qa-service check --repair`")
         lexical.search(PROBE, 1)
         return stats
-
-
-def _age(stamp: Any) -> float:
-    """Seconds since a manifest's built_at (its writer's clock); infinite when unknown."""
-    try:
-        return time.time() - calendar.timegm(time.strptime(str(stamp), "%Y-%m-%dT%H:%M:%SZ"))
-    except ValueError:
-        return float("inf")
 
 
 def expected_chunk_ids(paper_id: str, n_chunks: int) -> set[str]:

@@ -58,8 +58,10 @@ def _gone(exc: BaseException) -> bool:
 class ChromaLease:
     """The writer lock of one collection prefix on a Chroma server (see the module's docstring)."""
 
-    def __init__(self, client: Any, prefix: str, lease: float, where: str):
+    def __init__(self, client: Any, prefix: str, lease: float, where: str,
+                 failed: Callable[[Exception], Exception] = lambda exc: exc):
         self.client = client
+        self.failed = failed  # a Chroma call's own failure, as the caller reports it (store.store_error)
         self.name = f"{prefix}_writer"
         self.lease = max(0.5, lease)
         self.where = where  # for messages: which server and collection
@@ -89,6 +91,14 @@ class ChromaLease:
             self.release()
 
     def acquire(self, wait: float, on_wait: Callable[[str], None] | None = None, take_over: bool = True) -> None:
+        try:
+            self._acquire(wait, on_wait, take_over)
+        except StoreBusy:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the server failed our own calls
+            raise self.failed(exc) from exc
+
+    def _acquire(self, wait: float, on_wait: Callable[[str], None] | None, take_over: bool) -> None:
         deadline = time.monotonic() + max(0.0, wait)
         seen: tuple[str, Any] | None = None
         seen_at = time.monotonic()
@@ -207,7 +217,11 @@ class ChromaLease:
         if not self._depth:
             return
         with self._guard:
-            if self._lost.is_set() or not self._still_mine():
+            try:
+                lost = self._lost.is_set() or not self._still_mine()
+            except Exception as exc:  # noqa: BLE001 - cannot tell: the server is away, so stop writing too
+                raise self.failed(exc) from exc
+            if lost:
                 self._lost.set()
                 raise StoreBusy(
                     f"this writer lost the writer lock on {self.where} (no heartbeat reached the server for "
@@ -219,7 +233,10 @@ class ChromaLease:
 
     def status(self) -> WriterStatus:
         """Who holds the lock now, as the server says (one call)."""
-        holder = self._holder()
+        try:
+            holder = self._holder()
+        except Exception as exc:  # noqa: BLE001
+            raise self.failed(exc) from exc
         if holder is None:
             return WriterStatus()
         meta = holder.metadata or {}

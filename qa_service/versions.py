@@ -18,15 +18,24 @@ before stays until the next ingest that changes the corpus, for readers that hav
 from __future__ import annotations
 
 import base64
+import calendar
 import hashlib
 import json
+import logging
 import re
+import shutil
+import tempfile
+import threading
 import time
 import uuid
-from typing import Any, Callable, NamedTuple, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from .config import Settings
 from .errors import QAError
+from .lexical import LexicalIndex, empty_lexical
 from .manifest import ManifestRead, checked_manifest, ledger_from, ledger_json
 from .records import StoredHashes
 from .store import GuardedCollection, store_error
@@ -36,6 +45,9 @@ PENDING_ID = "pending"
 PART_CHARS = 4_000_000  # base64 characters per metadata record: 40 MB in 10 parts read back in 0.45 s
 COPY_PAPERS = 500  # papers copied per step from one version to the next (~1,750 chunks; Chroma takes 5,461 at most)
 UNIT = [1.0]  # the meta collection's records need a vector; nobody queries it
+RETIRE_AFTER = 60.0  # seconds a superseded version stays at least, for readers still switching away from it
+
+log = logging.getLogger(__name__)
 
 
 class Pair(NamedTuple):
@@ -43,6 +55,73 @@ class Pair(NamedTuple):
 
     chunks: Any
     papers: Any
+
+
+@dataclass
+class View:
+    """What is served: one corpus version's collections, its manifest and its BM25."""
+
+    chunks: Any
+    papers: Any
+    manifest: ManifestRead | None = None  # server mode: the manifest this view serves
+    lexical: LexicalIndex = field(default_factory=empty_lexical)
+
+
+class Views:
+    """The view a process serves, and the one each request pinned (per thread). With a Chroma server
+    a new version is readied in the background, then served by one assignment; a request keeps the
+    view it started with, whatever happens meanwhile (the old version's collections stay well after)."""
+
+    def __init__(self, view: View):
+        self.served = view
+        self._local = threading.local()
+        self._polled_at = time.monotonic()
+        self._switching = ""
+        self._lock = threading.Lock()
+
+    def current(self) -> View:
+        return getattr(self._local, "view", None) or self.served
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        if getattr(self._local, "view", None) is not None:  # nested: the outer request's view
+            yield
+            return
+        self._local.view = self.served
+        try:
+            yield
+        finally:
+            self._local.view = None
+
+    def poll(self, read: Callable[[], ManifestRead], ready: Callable[[ManifestRead], View], every: float) -> None:
+        """Re-read the manifest at most every `every` seconds; a new version is readied in a thread of its own."""
+        now = time.monotonic()
+        if now - self._polled_at < every:
+            return
+        self._polled_at = now
+        try:
+            found = read()
+        except QAError as exc:  # the server is away: requests say so themselves
+            log.warning("cannot read the manifest: %s", exc.message)
+            return
+        served = self.served.manifest
+        version = found.data.get("version", "")
+        if found.problem or (served is not None and not served.problem and served.data.get("version") == version):
+            return  # nothing new (a damaged manifest keeps the version being served)
+        with self._lock:
+            if self._switching:
+                return
+            self._switching = version
+        threading.Thread(target=self._switch, args=(found, ready), name=f"ready-{version}", daemon=True).start()
+
+    def _switch(self, found: ManifestRead, ready: Callable[[ManifestRead], View]) -> None:
+        try:
+            self.served = ready(found)
+            log.info("serving corpus version %s (%s papers)", found.data["version"], found.data.get("papers"))
+        except QAError as exc:
+            log.warning("cannot switch to corpus version %s yet: %s", found.data.get("version"), exc.message)
+        finally:
+            self._switching = ""
 
 
 def new_version() -> str:
@@ -152,13 +231,38 @@ class Versions:
     def open(self, names: tuple[str, str], create: bool) -> Pair:
         return Pair(self._open(names[0], create), self._open(names[1], create))
 
+    # -- BM25 ----------------------------------------------------------------------------
+    def lexical(self, version: str, cache: Path, rebuild: Callable[[], LexicalIndex]) -> tuple[LexicalIndex, str]:
+        """(BM25 of a version, where it came from): this machine's cache, else the copy stored in Chroma,
+        else `rebuild()`. What was fetched or built is cached for the next start; other versions' copies go."""
+        lexical, source = (LexicalIndex.load(cache) if cache.exists() else None), "cache"
+        if lexical is None or lexical.version != version:
+            stored = self.blobs.get(f"bm25:{version}")
+            lexical, source = (LexicalIndex.from_bytes(stored, cache) if stored else None), "chroma"
+        if lexical is None or lexical.version != version:
+            lexical, source = rebuild(), "rebuilt"
+            lexical.save_new(cache)
+        for path in cache.parent.glob(f"{self.prefix}-*.bm25"):  # best effort: another worker may still read one
+            if path.name != cache.name:
+                shutil.rmtree(path, ignore_errors=True)
+        return lexical, source
+
+    def stored_lexical(self, version: str) -> LexicalIndex | None:
+        """The copy stored in Chroma, unpacked and checked (for `check`); None when missing or damaged."""
+        stored = self.blobs.get(f"bm25:{version}") if version else None
+        if not stored:
+            return None
+        with tempfile.TemporaryDirectory(prefix="qa-check-") as tmp:
+            return LexicalIndex.from_bytes(stored, Path(tmp) / "bm25")
+
     # -- building the next version -----------------------------------------------------
-    def staging(self) -> tuple[str, Pair, Pair | None]:
+    def staging(self, served: str) -> tuple[str, Pair, Pair | None]:
         """A new version to build, and the one an interrupted ingest left (to copy its finished papers
         from), if any. A version is only ever written by the ingest that created it: a writer that
         lost the lock but still runs can finish or switch to its own version, never to another's.
         The pending record names the new version before anything is written to it."""
         left = self.pending()
+        left = "" if left == served else left  # switched to, but killed before it cleared the record: it is served
         version = new_version()
         self.meta.upsert(ids=[PENDING_ID], embeddings=[UNIT], metadatas=[{"kind": "pending", "data": version, "started_at": _now()}])
         return version, self.open(self.names(version), True), (self.open(self.names(left), True) if left else None)
@@ -185,6 +289,22 @@ class Versions:
             target.papers.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
 
     # -- clearing up ---------------------------------------------------------------------
+    def retire_unused(self, manifest: dict, keep_pending: bool = True) -> None:
+        """Delete the versions nobody serves: all but the one served, the one being built (or left by
+        an interrupted ingest), and the one before while readers may still be switching away from it."""
+        keep = set(self.live_names(manifest))
+        versions = {manifest.get("version", "")}
+        pending = self.pending() if keep_pending else ""
+        if pending:
+            keep |= set(self.names(pending))
+            versions.add(pending)
+        previous = manifest.get("previous")
+        if isinstance(previous, dict) and _age(manifest.get("built_at")) < RETIRE_AFTER:
+            keep |= {str(previous.get("chunks_collection")), str(previous.get("papers_collection"))}
+            versions.add(str(previous.get("version")))
+        for name in self.retire(keep, versions):
+            log.info("retired %s", name)
+
     def drop(self, pair: Pair) -> None:
         """Delete one version's collections (an interrupted version, once its papers were copied on)."""
         for collection in pair:
@@ -207,6 +327,14 @@ class Versions:
             raise store_error(self.settings, exc) from exc
         self.blobs.keep_only(keep_versions)
         return gone
+
+
+def _age(stamp: Any) -> float:
+    """Seconds since a manifest's built_at (its writer's clock); infinite when unknown."""
+    try:
+        return time.time() - calendar.timegm(time.strptime(str(stamp), "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return float("inf")
 
 
 def _now() -> str:

@@ -72,6 +72,13 @@ def test_index_facts_are_exported_at_scrape_time(seed_settings, seed_index):
     assert "qa_ingest_lock_held 1.0" in held
 
 
+def test_the_time_to_ready_bm25_is_exported_by_source(seed_settings):
+    app = create_app(seed_settings)
+    app.extensions["qa"].warm()  # opens the index and loads BM25 (from the files in the data dir)
+    body = app.test_client().get("/metrics").get_data(as_text=True)
+    assert 'qa_lexical_load_seconds_count{source="cache"} 1.0' in body
+
+
 def healthz_count(body: str) -> float:
     """qa_http_requests_total for GET /healthz 200, as a scrape says."""
     found = re.search(r'^qa_http_requests_total\{method="GET",route="/healthz",status="200"\} (\S+)$', body, re.M)
