@@ -15,9 +15,11 @@ import uuid
 from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
+from limits.errors import ConfigurationError
+from limits.storage import storage_from_string
 
-from .config import Settings
-from .errors import QAError
+from .config import Settings, redact_url, redact_urls
+from .errors import ConfigError, QAError
 
 log = logging.getLogger("qa_service.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
@@ -112,7 +114,28 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
                 response.headers["Retry-After"] = str(g.retry_after)
         return response
 
-    return Limiter(get_remote_address, app=app, application_limits=limits, storage_uri=settings.rate_limit_storage, headers_enabled=True)
+    try:
+        return Limiter(get_remote_address, app=app, application_limits=limits, storage_uri=settings.rate_limit_storage,
+                       headers_enabled=True, in_memory_fallback_enabled=True)  # a shared store down: count per process meanwhile
+    except ConfigurationError as exc:
+        raise storage_error(settings, exc) from exc
+
+
+def storage_error(settings: Settings, exc: Exception) -> ConfigError:
+    return ConfigError(
+        f"rate_limit_storage {redact_url(settings.rate_limit_storage)!r} cannot be used ({redact_urls(str(exc))}); use memory:// (counters per "
+        f"process) or redis://host:port (one budget shared by every process and machine; needs `pip install redis`)"
+    )
+
+
+def check_storage(settings: Settings) -> None:
+    """Refuse an unusable rate-limit storage at start, with what to do, not as a traceback in each worker."""
+    if not (settings.rate_limit or settings.answer_rate_limit) or settings.rate_limit_storage.startswith("memory://"):
+        return
+    try:
+        storage_from_string(settings.rate_limit_storage)
+    except ConfigurationError as exc:
+        raise storage_error(settings, exc) from exc
 
 
 def _is_limited() -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .config import Settings
-from .questions import asked_details, asking_part, asks_quantity, is_plural
+from .questions import AUTHORS, asked_details, asking_part, asks_quantity, is_plural
 from .records import PaperHit, RefusalReason, Retrieval, Verdict
 
 
@@ -59,6 +59,8 @@ class AnswerabilityJudge:
         ids = [h.paper_id for h in papers]
         asking = asking_part(question)
         for kind in asked_details(asking):
+            if kind is AUTHORS and found.authors:
+                continue  # who wrote what is in the papers' metadata, which named them
             if not any(kind.stated.search(h.text) for h in papers):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
         if named and asks_quantity(asking):
@@ -67,4 +69,5 @@ class AnswerabilityJudge:
             absent = [n for n in things if not any(n.lower() in h.text.lower() for h in papers)]
             if absent:
                 return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
-        return Verdict.yes(ids)  # a one-paper question is answered from the paper retrieval ranked first
+        # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
+        return Verdict.yes(ids, every=bool(found.authors) and not found.names)

@@ -19,7 +19,6 @@ import numpy as np
 from .errors import QAError
 from .filters import record_fields
 from .index import PROBE, Index, expected_chunk_ids, paper_from_store
-from .lexical import LexicalIndex
 from .records import Paper, StoredHashes, paper_of
 from .store import chroma_path, sqlite_damage
 
@@ -154,14 +153,14 @@ def _check_chunks(index: Index, report: CheckReport, records: dict[str, StoredHa
 
 
 def _check_lexical(index: Index, report: CheckReport, version: str, held: dict[str, set[str]]) -> None:
-    lexical = LexicalIndex.load(index.bm25_path)
+    lexical, where = index.saved_lexical()
     stored = {cid for ids in held.values() for cid in ids}
     if lexical is None:
-        report.add("bm25", str(index.bm25_path), "missing or damaged (a file does not match its checksum or does not load)")
+        report.add("bm25", where, "missing or damaged (a file does not match its checksum or does not load)")
     elif lexical.version != version:
-        report.add("bm25", str(index.bm25_path), f"built for version {lexical.version}, the manifest says {version}")
+        report.add("bm25", where, f"built for version {lexical.version}, the manifest says {version}")
     elif set(lexical.chunk_ids) != stored:
-        report.add("bm25", str(index.bm25_path), f"covers {len(lexical.chunk_ids)} chunks, the store holds {len(stored)}")
+        report.add("bm25", where, f"covers {len(lexical.chunk_ids)} chunks, the store holds {len(stored)}")
     else:
         return
     report.rebuild = True

@@ -1,46 +1,66 @@
-"""The command line: ingest, check, search, ask, papers, corpora, drop, serve, eval."""
+"""The command line: ingest, check, search, ask, papers, corpora, drop, serve, eval.
+
+Exit codes: 0 done, 1 an error (bad input, no index, a model failure; one line on stderr),
+2 a bad argument or option, 3 `ask` refused (the abstracts do not answer: the refusal is
+printed), 75 another process is writing the data dir (try again later).
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
+import qa_service
+
 from .checking import CheckReport, check_store, repair_store
 from .client import QAClient
 from .config import Settings, load_settings
 from .corpora import Corpora, Scope, corpus_name, corpus_names
 from .corpus import load_corpus
-from .errors import QAError
+from .errors import BadRequest, QAError
 from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
-from .filters import filters_from_options
+from .filters import MetadataFilter, filters_from_options
 from .index import Index
-from .inputs import question_text
+from .inputs import k_value, question_text
+from .records import Answer
 from .retrieval import Retriever
 from .service import Services
 from .serving import run_gunicorn
 
 
+EXIT_REFUSED = 3  # `ask` answered with the refusal: not an error, but not an answer either
+
+
 def friendly_errors(func: Callable) -> Callable:
-    """Our errors become one line on stderr and their exit code (1; 75 when another writer is busy), never a traceback."""
+    """Our errors become one line on stderr and their exit code (1; 75 when another writer is busy), never a traceback.
+
+    A reader that stops early (`qa-service papers | head -1`) is not an error: the rest of the
+    output goes nowhere and the command exits 0."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe is found here, not at interpreter exit
+            return result
         except QAError as exc:
             click.echo(f"error: {exc.message}", err=True)
             sys.exit(exc.exit_code)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush must not fail again
+            sys.exit(0)
 
     return wrapper
 
 
 def settings_from(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    return ctx.find_root().obj["settings"]
 
 
 def scope_options(func: Callable) -> Callable:
@@ -58,10 +78,20 @@ def scope_options(func: Callable) -> Callable:
 
 
 def chosen_scope(services: Services, corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> Scope:
-    """The scope the options name; a bad value is an error naming the option (exit 1)."""
-    names = corpus_names(list(corpora) or None, "--corpus", services.settings.collection)
-    only = filters_from_options(services.settings, year=years, venue=venues, author=authors, keyword=keywords)
-    return services.corpora.scope(names, only)
+    """The scope the options name. A malformed value is a bad option (exit 2); a corpus that does not exist, an error (1)."""
+    try:
+        names = corpus_names(list(corpora) or None, "--corpus", services.settings.collection)
+    except BadRequest as exc:
+        raise click.BadParameter(exc.message) from None
+    return services.corpora.scope(names, checked_filters(services.settings, years, venues, authors, keywords))
+
+
+def checked_filters(settings: Settings, years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> MetadataFilter:
+    """The metadata filters the options name, each checked as HTTP checks it; a bad one is a bad option (exit 2)."""
+    try:
+        return filters_from_options(settings, year=years, venue=venues, author=authors, keyword=keywords)
+    except BadRequest as exc:
+        raise click.BadParameter(exc.message) from None
 
 
 def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> dict:
@@ -73,12 +103,33 @@ def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, author
     return payload
 
 
-@click.group()
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default config/default.toml).")
+def checked_question(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """QUESTION under the limits HTTP applies, refused with the message HTTP gives."""
+    try:
+        return question_text(value, settings_from(ctx))
+    except QAError as exc:
+        raise click.BadParameter(exc.message, ctx, param) from None
+
+
+def checked_k(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """--k within 1..max_k, the server's own limit (the setting), refused with its message."""
+    if value is None:
+        return None
+    try:
+        return k_value(value, settings_from(ctx))
+    except QAError as exc:
+        raise click.BadParameter(exc.message, ctx, param) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=(
+    "Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad argument; 3 `ask` refused "
+    "(the abstracts do not answer); 75 another process is writing the data dir, try again later."))
+@click.version_option(qa_service.__version__, "-V", "--version", prog_name="qa-service")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default: the one shipped with the package).")
 @click.pass_context
 @friendly_errors
 def main(ctx: click.Context, config_file: str | None) -> None:
-    """Question answering over ICLR 2026 abstracts, with citations."""
+    """Question answering over paper abstracts, with citations."""
     ctx.obj = {"settings": load_settings(config_file)}
 
 
@@ -89,15 +140,17 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 @click.pass_context
 @friendly_errors
 def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str | None) -> None:
-    """Read, chunk, embed and index PATHS (files or folders; default: the seeds folder)."""
+    """Read, chunk, embed and index PATHS: files or folders of .txt, .jsonl, .json (OpenReview), .xml (arXiv), .csv;
+    default: the seed abstracts shipped with the package."""
     settings = settings_from(ctx)
     name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
-    papers = load_corpus(paths or [settings.seeds_dir])  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
     corpora = Corpora(settings)
     with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
         corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
         summary = run_ingest(corpora.open(name), papers, sync)
     repaired = f", {summary.repaired} with missing or extra chunks re-embedded" if summary.repaired else ""
+    repaired += f", {summary.resumed} already written by an interrupted ingest" if summary.resumed else ""
     if name != settings.collection:
         click.echo(f"corpus {name}: ", nl=False)
     click.echo(
@@ -174,9 +227,12 @@ def print_report(report: CheckReport) -> None:
         click.echo(report.advice(), err=True)
 
 
+K_HELP = "Papers to {}: 1 to the max_k setting, as over HTTP."
+
+
 @main.command()
-@click.argument("question")
-@click.option("--k", default=None, type=click.IntRange(1, 100), help="Papers to return.")
+@click.argument("question", callback=checked_question)
+@click.option("--k", default=None, type=int, callback=checked_k, help=K_HELP.format("return"))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @scope_options
 @click.pass_context
@@ -184,9 +240,6 @@ def print_report(report: CheckReport) -> None:
 def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **chosen: Any) -> None:
     """The papers most relevant to QUESTION, with the evidence that matched."""
     settings = settings_from(ctx)
-    if not question.strip():
-        raise click.UsageError("QUESTION must not be empty")
-    question = question_text(question, settings, "QUESTION")
     services = Services(settings)
     with services.reading():  # not while an ingest writes (exit 75)
         scope = chosen_scope(services, **chosen)
@@ -206,21 +259,17 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **ch
 
 
 @main.command()
-@click.argument("question")
-@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers to retrieve.")
+@click.argument("question", callback=checked_question)
+@click.option("--k", default=None, type=int, callback=checked_k, help=K_HELP.format("retrieve"))
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer object as JSON.")
 @click.option("--server", default=None, help="Ask a running qa-service at this URL instead of the local index.")
 @scope_options
 @click.pass_context
 @friendly_errors
 def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None, **chosen: Any) -> None:
-    """Answer QUESTION from the abstracts, with numbered citations."""
-    if not question.strip():
-        raise click.UsageError("QUESTION must not be empty")
-    question = question_text(question, settings_from(ctx), "QUESTION")
+    """Answer QUESTION from the abstracts, with numbered citations; exit 3 when the abstracts do not answer it."""
     if server:
-        filters_from_options(settings_from(ctx), year=chosen["years"], venue=chosen["venues"], author=chosen["authors"],
-                             keyword=chosen["keywords"])  # checked here, as locally
+        checked_filters(settings_from(ctx), chosen["years"], chosen["venues"], chosen["authors"], chosen["keywords"])  # as locally
         answer = QAClient(server).ask(question, k, **filter_payload(**chosen))
     else:
         services = Services(settings_from(ctx))
@@ -228,8 +277,17 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
             answer = services.answerer.ask(question, k, scope=chosen_scope(services, **chosen))
     if as_json:
         click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
-        return
+    else:
+        print_answer(answer)
+    if answer.insufficient_evidence:
+        sys.stdout.flush()
+        sys.exit(EXIT_REFUSED)
+
+
+def print_answer(answer: Answer) -> None:
     click.echo(answer.answer)
+    if answer.refusal_explanation:
+        click.echo(answer.refusal_explanation, err=True)
     cited = {c.n: c for c in answer.citations}
     if cited:
         click.echo("\nSources:")
@@ -314,7 +372,7 @@ def serve(ctx: click.Context, host: str | None, port: int | None, threads: int |
 
 @main.command(name="eval")
 @click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--k", default=None, type=click.IntRange(1, 50), help="Papers retrieved per answer (default from settings).")
+@click.option("--k", default=None, type=int, callback=checked_k, help="Papers retrieved per answer (default from settings; at most max_k).")
 @click.option("--server", default=None, help="Evaluate a running qa-service at this URL instead of the local pipeline.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write every per-question record here.")
 @click.pass_context

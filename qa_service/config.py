@@ -12,7 +12,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .errors import ConfigError
 
@@ -26,13 +26,14 @@ class Settings:
     """Every setting the service reads, each with what it is for."""
 
     data_dir: str = _s("./data", "Folder of the embedded ChromaDB and the BM25 index.")
-    seeds_dir: str = _s("./seeds", "Corpus that `qa-service ingest` (and so `make run`) reads when given no paths.")
+    seeds_dir: str = _s("", "Corpus that `qa-service ingest` (and so `make run`) reads when given no paths; empty: the 57 seed abstracts shipped with the package.")
     chroma_url: str = _s("", "URL of a Chroma server (chroma run); empty uses the embedded store in data_dir.")
     collection: str = _s("iclr2026", "The default corpus: its name, and the prefix of its Chroma collections (other corpora are named by `ingest --corpus`).")
     embedding: str = _s("minilm-int8", "Embedding model: 'minilm-int8' (offline, bundled) or 'openai'.")
     openai_embedding_model: str = _s("text-embedding-3-small", "Model used when embedding = 'openai'.")
     embedding_batch_size: int = _s(4, "Chunks embedded per onnxruntime call (length-sorted); small batches pad least and measured fastest.")
     writer_wait: float = _s(60.0, "Seconds a second writer (ingest, check --repair) waits for the one writing the data dir before it gives up with exit code 75; 0 refuses at once. An unchanged re-ingest of 20,000 papers holds the lock about 25 s.")
+    writer_lease: float = _s(30.0, "With a Chroma server: seconds without a heartbeat after which a waiting writer takes over the writer lock in Chroma from a holder presumed dead (killed, or cut off); the holder beats every third of it. A killed ingest delays the next by this long.")
     ingest_batch_papers: int = _s(64, "Papers embedded and written per step of an ingest (the unit an interrupted ingest resumes from).")
     embedding_threads: int = _s(0, "onnxruntime intra-op threads; 0 lets onnxruntime choose.")
     query_cache_size: int = _s(1024, "Query embeddings kept in memory (LRU).")
@@ -99,6 +100,13 @@ class Settings:
     def data_path(self) -> Path:
         return Path(self.data_dir)
 
+    @property
+    def seeds_path(self) -> Path:
+        """The corpus `ingest` reads by default: seeds_dir, else the seed files shipped with the package."""
+        if self.seeds_dir:
+            return Path(self.seeds_dir)
+        return _shipped("seeds", lambda path: path.is_dir()) or Path("seeds")
+
     def replace(self, **changes: Any) -> "Settings":
         return dataclasses.replace(self, **changes)
 
@@ -161,13 +169,18 @@ def _coerce(name: str, kind: type, value: Any, source: str) -> Any:
     raise ConfigError(f"{source}: setting '{name}' must be {kind.__name__}, got {value!r}")
 
 
-def default_config_path() -> Path | None:
-    """The default settings file shipped with the package (wheel) or beside it (source checkout)."""
+def _shipped(name: str, found: Callable[[Path], bool], checkout: str = "") -> Path | None:
+    """A file or folder the wheel ships inside the package, else the source checkout's own."""
     here = Path(__file__).resolve().parent
-    for candidate in (here / "default.toml", here.parent / "config" / "default.toml"):
-        if candidate.is_file():
+    for candidate in (here / name, here.parent / (checkout or name)):
+        if found(candidate):
             return candidate
     return None
+
+
+def default_config_path() -> Path | None:
+    """The default settings file shipped with the package (wheel) or beside it (source checkout)."""
+    return _shipped("default.toml", Path.is_file, "config/default.toml")
 
 
 def _read_toml(path: Path, types: dict[str, type]) -> dict[str, Any]:

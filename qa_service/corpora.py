@@ -1,11 +1,13 @@
 """Named corpora side by side, and the scope of one request: which corpora, under which metadata filter.
 
 The default corpus is `settings.collection` (the seed corpus: with one corpus nothing changes).
-Another, named by `ingest --corpus NAME`, is its own pair of Chroma collections (`NAME_chunks`,
-`NAME_papers`) with its own manifest and BM25, beside the default. The list of corpora is read
-from the store's collections, so every process (and every app worker of a Chroma server) sees
-the same one. All corpora of a process share one client, one embedding function and the data
-dir's locks; after another process wrote, the registry reopens the client once for all of them.
+Another, named by `ingest --corpus NAME`, is its own Index under the prefix NAME: embedded, the
+pair of collections `NAME_chunks`, `NAME_papers` with its own manifest and BM25 files; with a
+Chroma server, its own versions, `NAME_meta` and writer lease (versions.py), so each corpus
+switches versions on its own. The list of corpora is read from the store's collections, so every
+process (and every app worker of a Chroma server) sees the same one. All corpora of a process
+share one client, one embedding function and the data dir's locks; embedded, after another
+process wrote, the registry reopens the client once for all of them.
 Paper ids are unique across corpora: an ingest refuses ids that another corpus holds.
 """
 
@@ -17,7 +19,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -25,7 +27,7 @@ from chromadb.errors import NotFoundError
 
 from .config import Settings
 from .errors import BadRequest, CorpusError, NotFound, NotIndexed, QAError
-from .filters import NO_FILTER, MetadataFilter, normalize
+from .filters import NO_FILTER, MetadataFilter, author_key, normalize
 from .index import Index, Notify
 from .lexical import LexicalIndex
 from .records import IndexInfo, Paper
@@ -150,7 +152,7 @@ class Corpora:
         return self.open(self.default_name)
 
     def _adopt(self, name: str, index: Index) -> Index:
-        index.shared = self
+        index.registry = self
         if self._client is None:
             self._client, self._embedder, self._locks = index.client, index.embedder, index.locks
         self._indexes[name] = index
@@ -174,8 +176,9 @@ class Corpora:
             return self._adopt(name, index)
 
     def _claim(self, name: str, index: Index) -> None:
-        """Mark a named corpus's collections as this service's; refuse collections another service made."""
-        for collection in (index.chunks, index.papers):
+        """Mark a named corpus's collections as this service's; refuse collections another service made.
+        With a Chroma server the mark is on `NAME_meta`, the one collection a corpus keeps across versions."""
+        for collection in ((index.versions.meta,) if index.shared else (index.chunks, index.papers)):
             metadata = dict(collection.metadata or {})
             owner = metadata.get(FAMILY)
             if owner == self.default_name:
@@ -203,8 +206,9 @@ class Corpora:
             if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
                 raise
             raise store_error(self.settings, exc) from exc
-        bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in _KINDS]
-        return bases[0] & bases[1]
+        kinds = ("meta",) if self.settings.chroma_url else _KINDS
+        bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in kinds]
+        return set.intersection(*bases)
 
     def get(self, name: str) -> Index:
         """An existing corpus's index; an unknown name is a 404 naming the corpora there are."""
@@ -219,7 +223,17 @@ class Corpora:
         return Scope(tuple(Part(name, self.get(name)) for name in chosen), filter, self)
 
     def follow(self, generation: str | None) -> None:
-        """Reopen the one shared client after another process wrote (see Index.follow), for every corpus."""
+        """Notice other processes' writes (see Index.follow). Embedded: reopen the one shared client for
+        every corpus. Chroma server: each corpus polls its own manifest; a corpus dropped meanwhile is let go."""
+        if self.settings.chroma_url:
+            listed = set(self.names())
+            for name, index in list(self._indexes.items()):
+                if name in listed:
+                    index.follow(None)
+                else:
+                    with self._lock:
+                        self._indexes.pop(name, None)
+            return
         if generation is None or generation == self._generation:
             return
         with self._lock:
@@ -235,6 +249,14 @@ class Corpora:
                 index.reopen(client, generation)
             self._generation = generation
             self._listed = None
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Around one request (Chroma server): each corpus it reads keeps one version throughout."""
+        with ExitStack() as stack:
+            for index in list(self._indexes.values()):
+                stack.enter_context(index.pinned())
+            yield
 
     # -- what the corpora hold ------------------------------------------------------
     def allowed(self, part: Part, filter: MetadataFilter) -> frozenset[str] | None:
@@ -286,7 +308,7 @@ class Corpora:
             known = Known({}, {}, set())
             for paper in self.records(part):
                 for author in paper.authors:
-                    known.authors.setdefault(normalize(author), author)
+                    known.authors.setdefault(author_key(author), author)
                 if paper.venue:
                     known.venues.setdefault(normalize(paper.venue), paper.venue)
                 if paper.year:
@@ -348,21 +370,29 @@ class Corpora:
         with self.writer(on_wait):
             held = self.describe(name)
             with index.writing():
-                for kind in _KINDS:
-                    try:
-                        index.client.delete_collection(f"{name}_{kind}")
-                    except NotFoundError:  # already gone (a drop interrupted after the first)
-                        pass
-                    except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
-                        if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
-                            raise
-                        raise store_error(self.settings, exc) from exc
-                for path in (index.files.path, index.files.ledger_path):
-                    path.unlink(missing_ok=True)
+                if index.shared:  # every version, then the meta collection that names the corpus (its mark) last
+                    index.versions.drop_all()
+                else:
+                    for kind in _KINDS:
+                        self._delete(index, f"{name}_{kind}")
+                    for path in (index.files.path, index.files.ledger_path):
+                        path.unlink(missing_ok=True)
                 shutil.rmtree(index.bm25_path, ignore_errors=True)
+                for cached in index.settings.data_path.glob(f"cache/{name}_v*.bm25"):
+                    shutil.rmtree(cached, ignore_errors=True)
             with self._lock:
                 self._indexes.pop(name, None)
                 self._listed = None
                 self._records.pop(name, None)
                 self._known.pop(name, None)
         return held
+
+    def _delete(self, index: Index, collection: str) -> None:
+        try:
+            index.client.delete_collection(collection)
+        except NotFoundError:  # already gone (a drop interrupted after the first)
+            pass
+        except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
+                raise
+            raise store_error(self.settings, exc) from exc

@@ -55,7 +55,9 @@ class ExtractiveModel:
     def __init__(self, tuning: ExtractiveTuning | None = None) -> None:
         self.tuning = tuning or ExtractiveTuning()
 
-    def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = ()) -> str:
+    def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
+               every: bool = False) -> str:
+        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score."""
         pool = [s for s in sources if s.paper_id in about] or sources
         quantity = asks_quantity(question)
         per_source = [c for c in self._candidates(question, pool, corpus, quantity) if c]
@@ -64,7 +66,9 @@ class ExtractiveModel:
         per_source.sort(key=lambda cands: -cands[0].score)
         top = per_source[0][0].score
         t = self.tuning
-        if is_plural(question) and len(per_source) > 1:
+        if every and about:
+            chosen = [cands[0] for cands in per_source]
+        elif is_plural(question) and len(per_source) > 1:
             picked = [c for c in per_source if c[0].score >= t.multi_share * top][: t.max_papers]
             chosen = [cands[0] for cands in picked]  # one best sentence from each relevant paper
         else:
@@ -112,7 +116,7 @@ class ExtractiveModel:
     def _reply(self, request: ModelRequest) -> str:
         if request.task == "rewrite":
             return standalone_question(request.question, request.history)
-        return self.answer(request.question, request.sources, request.corpus, request.about)
+        return self.answer(request.question, request.sources, request.corpus, request.about, request.every)
 
     def complete(self, request: ModelRequest) -> Completion:
         return Completion(self._reply(request), Usage(0, 0))

@@ -24,7 +24,7 @@ FIELDS = ("year", "venue", "author", "keyword")
 #: The metadata keys the filter fields are stored under, beside the record's own fields.
 STORED = {"year": "f_year", "venue": "f_venue", "author": "f_authors", "keyword": "f_keywords"}
 #: Set on every record written with filter fields: records from before are backfilled by the next ingest.
-MARK, FIELDS_VERSION = "f_v", 1
+MARK, FIELDS_VERSION = "f_v", 2  # 2: authors as "given surname" ("Lovelace, Ada" was stored as written)
 YEAR_MIN, YEAR_MAX = 1, 9999
 _YEAR_TEXT = re.compile(YEAR_PATTERN)
 _TEXT_FIELDS = ("venue", "author", "keyword")
@@ -37,10 +37,23 @@ def normalize(text: str) -> str:
     return " ".join(bare.casefold().split())
 
 
+def author_key(name: str) -> str:
+    """An author as filters and metadata questions match them: 'Lovelace, Ada' is 'Ada Lovelace'."""
+    if name.count(",") == 1:
+        last, first = name.split(",")
+        name = f"{first} {last}"
+    return normalize(name)
+
+
+def field_key(name: str, value: str) -> str:
+    """A text field's value as stored and matched."""
+    return author_key(value) if name == "author" else normalize(value)
+
+
 def record_fields(paper: Paper) -> dict[str, Any]:
     """The filter fields of a paper as Chroma metadata; an empty field is None (Chroma refuses empty
     lists, and None removes the key when a record is updated)."""
-    authors = sorted({normalize(a) for a in paper.authors if normalize(a)})
+    authors = sorted({author_key(a) for a in paper.authors if author_key(a)})
     keywords = sorted({normalize(k) for k in paper.keywords if normalize(k)})
     return {
         MARK: FIELDS_VERSION,
@@ -71,7 +84,7 @@ class MetadataFilter:
         if self.venue:
             clauses.append({STORED["venue"]: {"$in": sorted({normalize(v) for v in self.venue})}})
         for name in ("author", "keyword"):
-            values = sorted({normalize(v) for v in getattr(self, name)})
+            values = sorted({field_key(name, v) for v in getattr(self, name)})
             alternatives = [{STORED[name]: {"$contains": v}} for v in values]
             if alternatives:
                 clauses.append(alternatives[0] if len(alternatives) == 1 else {"$or": alternatives})
@@ -86,8 +99,8 @@ class MetadataFilter:
         if self.venue and normalize(paper.venue) not in {normalize(v) for v in self.venue}:
             return False
         for name, values in (("author", paper.authors), ("keyword", paper.keywords)):
-            wanted = {normalize(v) for v in getattr(self, name)}
-            if wanted and not wanted & {normalize(v) for v in values}:
+            wanted = {field_key(name, v) for v in getattr(self, name)}
+            if wanted and not wanted & {field_key(name, v) for v in values}:
                 return False
         return True
 
@@ -106,7 +119,7 @@ class MetadataFilter:
     @property
     def key(self) -> tuple:
         """Equal for filters that select the same records (a cache key)."""
-        return (tuple(sorted(set(self.year))),) + tuple(tuple(sorted({normalize(v) for v in getattr(self, n)})) for n in _TEXT_FIELDS)
+        return (tuple(sorted(set(self.year))),) + tuple(tuple(sorted({field_key(n, v) for v in getattr(self, n)})) for n in _TEXT_FIELDS)
 
 
 NO_FILTER = MetadataFilter()

@@ -2,9 +2,15 @@
 
 Two collections: chunks (what we search) and papers (one record per abstract, written
 after its chunks, so that a paper present in `papers` is complete: an interrupted
-ingest is resumed by running it again). A manifest beside the data records the corpus
-version the BM25 side was built for, and a ledger what the store should hold.
-One writer at a time (locking.py); a reader reopens the store after another process wrote it.
+ingest is resumed by running it again). A manifest records the corpus version the BM25
+side was built for, and a ledger what the store should hold.
+
+Embedded (a data dir): the manifest, ledger and BM25 are files beside the data; one writer at a
+time (locking.py, flock); a reader reopens the store after another process wrote it.
+With a Chroma server: everything lives in Chroma (versions.py): each ingest builds a new
+version beside the one served and switches the manifest last; one writer at a time by a lease
+in Chroma (lease.py); readers poll the manifest, get the new version ready (BM25 from Chroma,
+cached in data_dir only as a disposable copy) and then serve it, so app machines keep no state.
 """
 
 from __future__ import annotations
@@ -27,13 +33,15 @@ from .config import Settings
 from .embeddings import embedding_function, embedding_model_id
 from .errors import EmbeddingMismatch, NotFound, NotIndexed, QAError, StoreBusy, StoreDamaged
 from .filters import FIELDS_VERSION, MARK, record_fields
+from .lease import ChromaLease
 from .lexical import LexicalIndex, empty_lexical
 from .locking import StoreLocks
 from .manifest import ManifestFiles, ManifestRead
 from .names import build_name_book, lowercase_words, paper_names
-from .records import Chunk, Paper, StoredHashes, chunk_id, paper_of
+from .records import Chunk, LexicalLoad, Paper, StoredHashes, WriterStatus, chunk_id, paper_of
 from .store import GuardedCollection, close_client, open_client, store_error
 from .tokens import token_counter
+from .versions import COPY_PAPERS, Pair, Versions, View, Views
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +61,7 @@ class IngestSummary:
     chunks: int
     seconds: float
     repaired: int = 0  # unchanged papers re-embedded because their chunks in the store were missing or extra
+    resumed: int = 0  # papers an interrupted ingest had already written to the next version (server mode)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -65,34 +74,48 @@ class Index:
         self.settings = settings
         self.embedder = embedder or embedding_function(settings)
         self.model_id = embedding_model_id(self.embedder)
-        self.locks = StoreLocks(settings.data_path, readers=not settings.chroma_url)
-        self.files = ManifestFiles(settings.data_path, settings.collection)
+        self.shared = bool(settings.chroma_url)  # a Chroma server: everything in Chroma (versions.py)
+        self.locks = StoreLocks(settings.data_path, readers=not self.shared)
+        self.files: Any = ManifestFiles(settings.data_path, settings.collection)
         self._generation = self.locks.generation()  # read before opening: a write after it is noticed
         self._reopen_lock = threading.Lock()
         self._repair_lock = threading.Lock()
+        self.listeners: list[Callable[[LexicalLoad], None]] = []  # told each time a BM25 index is made ready
+        self.views = Views(View(None, None))
         self._open(client)
         self._count = token_counter(settings.tokenizer_encoding)
-        self.lexical = empty_lexical()
         self._manifest_cache: ManifestRead | None = None
         self._manifest_read_at = 0.0
         self._stats: dict | None = None
-        self.shared: Any = None  # the registry of corpora sharing this index's client (corpora.py): it reopens them all
+        self.registry: Any = None  # the registry of corpora sharing this index's client (corpora.py): it reopens them all
 
     # -- opening ---------------------------------------------------------------
     def _open(self, client: Any = None) -> None:
         self.client = client or open_client(self.settings)
-        self.chunks = self._collection("chunks")
-        self.papers = self._collection("papers")
+        if not self.shared:
+            prefix = self.settings.collection
+            self.views.served = View(self._collection(f"{prefix}_chunks"), self._collection(f"{prefix}_papers"), None,
+                                     self.views.served.lexical)
+            return
+        self.versions = Versions(self.client, self.settings, self._collection)
+        self.files = self.versions.files
+        self.lease = ChromaLease(self.client, self.settings.collection, self.settings.writer_lease, self.versions.where,
+                                 lambda exc: store_error(self.settings, exc))
+        found = self.files.read()
+        pair = self.versions.open(self.versions.live_names(found.data), create=bool(found.problem))
+        self.views.served = View(pair.chunks, pair.papers, found)
 
-    def _collection(self, kind: str) -> Any:
-        name = f"{self.settings.collection}_{kind}"
+    def _collection(self, name: str, create: bool = True) -> Any:
         try:
-            collection = self.client.get_or_create_collection(
-                name,
-                embedding_function=self.embedder,
-                metadata={"embedding_model": self.model_id},
-                configuration={"hnsw": {"space": "cosine"}},
-            )
+            if create:
+                collection = self.client.get_or_create_collection(
+                    name,
+                    embedding_function=self.embedder,
+                    metadata={"embedding_model": self.model_id},
+                    configuration={"hnsw": {"space": "cosine"}},
+                )
+            else:
+                collection = self.client.get_collection(name, embedding_function=self.embedder)
         except ValueError as exc:
             raise EmbeddingMismatch(
                 f"collection {name!r} was built with another embedding function ({exc}); "
@@ -105,18 +128,53 @@ class Index:
         stored = (collection.metadata or {}).get("embedding_model")
         if stored and stored != self.model_id:
             raise EmbeddingMismatch(
-                f"the index in {self.settings.data_dir} was built with {stored}, but {self.model_id} is "
-                f"configured: re-ingest (qa-service ingest) into an empty data dir, or configure {stored}"
+                f"the index in {self.settings.chroma_url or self.settings.data_dir} was built with {stored}, but {self.model_id} "
+                f"is configured: re-ingest (qa-service ingest) into an empty data dir or a new collection, or configure {stored}"
             )
         return GuardedCollection(collection, self.settings)
 
+    # -- the view being served ---------------------------------------------------
+    def _current(self) -> View:
+        return self.views.current()
+
+    @property
+    def chunks(self) -> Any:
+        return self._current().chunks
+
+    @property
+    def papers(self) -> Any:
+        return self._current().papers
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        return self._current().lexical
+
+    @lexical.setter
+    def lexical(self, value: LexicalIndex) -> None:
+        self._current().lexical = value
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """Around one request (server mode): it reads one version throughout, even when the process
+        switches to a new one meanwhile."""
+        if not self.shared:
+            yield
+            return
+        with self.views.pinned():
+            yield
+
     def follow(self, generation: str | None) -> None:
-        """Reopen the store when another process wrote it since we opened it: Chroma's local
-        client keeps the vector index in memory and would go on answering from the old one."""
+        """Notice another process's writes. Embedded: reopen the store when another process wrote it
+        since we opened it (Chroma's local client keeps the vector index in memory and would go on
+        answering from the old one). Server: re-read the manifest every MANIFEST_TTL seconds and
+        ready a new version in the background; requests keep the current one until it is ready."""
+        if self.shared:
+            self.views.poll(self.files.read, self._ready, MANIFEST_TTL)
+            return
         if generation is None or generation == self._generation:
             return
-        if self.shared is not None:  # one client for several corpora: closing it is for all of them at once
-            self.shared.follow(generation)
+        if self.registry is not None:  # one client for several corpora: closing it is for all of them at once
+            self.registry.follow(generation)
             return
         with self._reopen_lock:
             if generation == self._generation:
@@ -135,17 +193,54 @@ class Index:
         self._generation = generation
         self._manifest_cache, self._stats = None, None
 
+    def _ready(self, found: ManifestRead) -> View:
+        """A new version made ready to serve (server mode): its collections and its BM25."""
+        pair = self.versions.open(self.versions.live_names(found.data), create=False)
+        view = View(pair.chunks, pair.papers, found, self._shared_lexical(found.data["version"], pair))
+        self._stats = None
+        return view
+
+    # -- one writer ------------------------------------------------------------
     @contextmanager
     def writer(self, on_wait: Notify | None = None) -> Iterator[None]:
-        """The data dir's one writer (ingest, check --repair) for the whole run; a second waits up to
-        `writer_wait` seconds, then StoreBusy."""
+        """The store's one writer (ingest, check --repair) for the whole run; a second waits up to
+        `writer_wait` seconds, then StoreBusy. Embedded: a flock in the data dir; server: a lease in Chroma."""
+        if self.shared:
+            with self.lease.held(self.settings.writer_wait, on_wait):
+                yield
+            return
         with self.locks.writer(self.settings.writer_wait, on_wait):
             self.follow(self.locks.generation())  # someone may have written while we waited
             yield
 
     @contextmanager
+    def try_writer(self) -> Iterator[bool]:
+        """The writer lock if it is free now (True), else nothing (False): for repairs a reader may make."""
+        if not self.shared:
+            with self.locks.try_writer() as mine:
+                yield mine
+            return
+        if self.lease.holds():
+            yield True
+            return
+        try:
+            self.lease.acquire(0.0, take_over=False)
+        except QAError:  # busy, or the server is away: no repair now
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            self.lease.release()
+
+    def writer_status(self) -> WriterStatus:
+        """Who holds the writer lock now (for /metrics)."""
+        return self.lease.status() if self.shared else self.locks.writer_status()
+
+    @contextmanager
     def writing(self) -> Iterator[None]:
-        """Around changes to the store: readers are held off, and reopen it afterwards."""
+        """Around changes to the store: readers are held off, and reopen it afterwards (embedded mode;
+        with a Chroma server readers never see a version being written, so there is nothing to hold off)."""
         with self.locks.writing():
             yield
         self._generation = self.locks.generation()  # our own client saw every change
@@ -155,13 +250,19 @@ class Index:
     def bm25_path(self) -> Path:
         return self.settings.data_path / f"{self.settings.collection}.bm25"
 
+    def cache_path(self, version: str) -> Path:
+        """Server mode: where a version's BM25 is cached on this machine (disposable: Chroma has it)."""
+        return self.settings.data_path / "cache" / f"{self.settings.collection}_v{version}.bm25"  # "_": never in a corpus name
+
     def manifest(self) -> dict:
-        """The manifest as on disk now ({} when it is missing or invalid)."""
+        """The manifest as stored now ({} when it is missing or invalid)."""
         return self.files.read().data
 
     def _manifest_now(self) -> ManifestRead:
         """The manifest, re-read at most every MANIFEST_TTL seconds: no file I/O on most requests,
-        yet another process's ingest is noticed within seconds."""
+        yet another process's ingest is noticed within seconds. Server mode: the view's."""
+        if self.shared:
+            return self._current().manifest or ManifestRead({}, "no manifest")
         now = time.monotonic()
         if self._manifest_cache is None or now - self._manifest_read_at > MANIFEST_TTL:
             self._manifest_cache = self.files.read()
@@ -177,31 +278,39 @@ class Index:
             found = self.files.read()
             if found.problem and self.papers.count():
                 found = ManifestRead(self._rebuild_manifest(found.problem))
-            self._manifest_cache, self._manifest_read_at = found, time.monotonic()
+            if self.shared:
+                self._current().manifest = found
+            else:
+                self._manifest_cache, self._manifest_read_at = found, time.monotonic()
         return found.data
 
     def _rebuild_manifest(self, problem: str) -> dict:
         """The store is the truth and the manifest only describes it: write a new one (as a writer)."""
-        with self.locks.try_writer() as mine:
+        with self.try_writer() as mine:
             if not mine:
                 raise StoreBusy(
-                    f"{problem} and cannot be rebuilt now (another writer holds {self.settings.data_dir}, or it is "
-                    f"read-only): retry when the writer ends, or run `qa-service check --repair`"
+                    f"{problem} and cannot be rebuilt now (another writer holds {self.settings.chroma_url or self.settings.data_dir}, "
+                    f"or it is read-only): retry when the writer ends, or run `qa-service check --repair`"
                 )
             log.warning("%s: rebuilt from the store", problem)
+            if self.shared:  # a store from before versions: served as it is, under a manifest of its own
+                view = self._current()
+                return self._commit(uuid.uuid4().hex[:12], Pair(view.chunks, view.papers), self.stored_hashes(), {})
             manifest = self._ready_manifest({})
             self._write_manifest(manifest)
             return manifest
 
-    def _ready_manifest(self, manifest: dict) -> dict:
+    def _ready_manifest(self, manifest: dict, pair: Pair | None = None) -> dict:
+        pair = pair or Pair(self.chunks, self.papers)
         return {
             **manifest,
             "state": "ready",
             "version": uuid.uuid4().hex[:12],  # a new version: readers drop what they built mid-ingest
+            "generation": int(manifest.get("generation") or 0) + 1,
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "embedding_model": self.model_id,
-            "papers": self.papers.count(),
-            "chunks": self.chunks.count(),
+            "papers": pair.papers.count(),
+            "chunks": pair.chunks.count(),
         }
 
     def _write_manifest(self, data: dict) -> None:
@@ -209,22 +318,53 @@ class Index:
         self._manifest_cache, self._manifest_read_at, self._stats = ManifestRead(data), time.monotonic(), None
 
     def load_lexical(self) -> LexicalIndex:
-        """BM25 for the current corpus version: loaded from disk, or rebuilt from the store when the
-        files are missing, stale or damaged (they are a cache of the store)."""
+        """BM25 for the current corpus version: loaded from disk (or, server mode, from Chroma), or
+        rebuilt from the store when missing, stale or damaged (it is a cache of the store)."""
         manifest = self.current_manifest()
         version = manifest.get("version", "")
-        if self.lexical.version == version and (self.lexical.chunk_ids or not version):
-            return self.lexical
+        view = self._current()
+        if view.lexical.version == version and (view.lexical.chunk_ids or not version):
+            return view.lexical
         with self._repair_lock:
-            if self.lexical.version == version and (self.lexical.chunk_ids or not version):
-                return self.lexical
+            if view.lexical.version == version and (view.lexical.chunk_ids or not version):
+                return view.lexical
+            if self.shared:
+                view.lexical = self._shared_lexical(version, Pair(view.chunks, view.papers)) if version else empty_lexical()
+                return view.lexical
+            started = time.perf_counter()
             loaded = LexicalIndex.load(self.bm25_path) if self.bm25_path.exists() else None
+            source = "cache"
             if loaded is None or loaded.version != version or manifest.get("state") != "ready":
                 if manifest.get("state") == "ready" and self.bm25_path.exists():
                     log.warning("the BM25 files in %s are damaged or stale: rebuilt from the store", self.bm25_path)
-                loaded = self.rebuild_lexical(version)
-            self.lexical = loaded
+                loaded, source = self.rebuild_lexical(version), "rebuilt"
+            view.lexical = loaded
+            self._loaded(LexicalLoad(version, source, time.perf_counter() - started, len(loaded.chunk_ids)))
         return loaded
+
+    def _shared_lexical(self, version: str, pair: Pair) -> LexicalIndex:
+        """BM25 of a version (server mode): this machine's cache, else Chroma's copy, else rebuilt from its chunks."""
+        started = time.perf_counter()
+
+        def rebuild() -> LexicalIndex:
+            log.info("BM25 of version %s is not stored in Chroma (or damaged): rebuilding it from the %d chunks", version, pair.chunks.count())
+            return self._build_lexical(version, pair)
+
+        lexical, source = self.versions.lexical(version, self.cache_path(version), rebuild)
+        self._loaded(LexicalLoad(version, source, time.perf_counter() - started, len(lexical.chunk_ids)))
+        return lexical
+
+    def _loaded(self, load: LexicalLoad) -> None:
+        log.info("BM25 of version %s ready in %.2f s (%s, %d chunks)", load.version, load.seconds, load.source, load.chunks)
+        for listener in self.listeners:
+            listener(load)
+
+    def saved_lexical(self) -> tuple[LexicalIndex | None, str]:
+        """The BM25 index as saved for the served version, and where it is: what `check` verifies."""
+        if not self.shared:
+            return (LexicalIndex.load(self.bm25_path) if self.bm25_path.exists() else None), str(self.bm25_path)
+        version = self.manifest().get("version", "")
+        return self.versions.stored_lexical(version), f"{self.versions.where}: BM25 of version {version}"
 
     def rebuild_lexical(self, version: str) -> LexicalIndex:
         """BM25 over the chunks as stored; saved when no other writer holds the data dir."""
@@ -235,15 +375,20 @@ class Index:
                     lexical.save(self.bm25_path)
         return lexical
 
-    def _build_lexical(self, version: str) -> LexicalIndex:
+    def _build_lexical(self, version: str, pair: Pair | None = None) -> LexicalIndex:
+        pair = pair or Pair(self.chunks, self.papers)
         ids, texts, pids = [], [], []
-        for batch in self.scan(self.chunks, include=["documents", "metadatas"]):
+        for batch in self.scan(pair.chunks, include=["documents", "metadatas"]):
             for cid, doc, meta in zip(batch["ids"], batch["documents"], batch["metadatas"]):
                 ids.append(cid)
                 texts.append(doc)
                 pids.append(meta["paper_id"])
-        labels = {pid: meta.get("label", pid) for batch in self.scan(self.papers, include=["metadatas"])
-                  for pid, meta in zip(batch["ids"], batch["metadatas"])}
+        labels, authors = {}, {}
+        for batch in self.scan(pair.papers, include=["metadatas"]):
+            for pid, meta in zip(batch["ids"], batch["metadatas"]):
+                labels[pid] = meta.get("label", pid)
+                if meta.get("authors") not in (None, "", "[]"):
+                    authors[pid] = json.loads(meta["authors"])
         texts_by_paper: dict[str, list[str]] = {}
         for pid, text in zip(pids, texts):
             texts_by_paper.setdefault(pid, []).append(text)
@@ -252,7 +397,7 @@ class Index:
             self.settings.name_max_papers,
             lowercase_words(texts),
         )
-        return LexicalIndex.build(ids, texts, pids, version, labels, names) if ids else empty_lexical(version)
+        return LexicalIndex.build(ids, texts, pids, version, labels, names, authors) if ids else empty_lexical(version)
 
     def scan(self, collection: Any, include: list[str], page: int = 2000) -> Iterable[dict]:
         """Every record of a collection, a page at a time: memory stays flat at any corpus size."""
@@ -273,7 +418,115 @@ class Index:
         """Upsert changed papers (chunks first, paper record last); unchanged ones are skipped, once the
         store shows they are whole. One writer at a time: a second waits, then gives up (StoreBusy)."""
         with self.writer(on_wait):
+            if self.shared:
+                return self._ingest_shared(papers, sync, progress or (lambda n: None))
             return self._ingest(papers, sync, progress)
+
+    def _ingest_shared(self, papers: Sequence[Paper], sync: bool, progress: Progress) -> IngestSummary:
+        """Server mode: the next version is built beside the one served (unchanged papers copied, vectors
+        and all; changed ones embedded), checked whole, then served by one write of the manifest."""
+        started = time.perf_counter()
+        found = self.files.read()
+        manifest = found.data
+        live = self.versions.open(self.versions.live_names(manifest), create=True)
+        existing, held = self.stored_hashes(live.papers), self.chunk_ids_by_paper(live.chunks)
+        whole = {pid for pid, h in existing.items() if held.get(pid, set()) == expected_chunk_ids(pid, h.n_chunks)}
+        by_id = {p.id: p for p in papers}
+        plan = {p.id: (p.content_hash, self.embed_hash(p)) for p in papers}  # what the next version holds
+        if not sync:  # every other paper stays as it is
+            plan.update({pid: (h.content_hash, h.embed_hash) for pid, h in existing.items() if pid not in plan})
+        same = {pid for pid, want in plan.items() if pid in whole and existing[pid].embed_hash == want[1]}
+        marked = set(live.papers.get(where={MARK: FIELDS_VERSION}, include=[])["ids"]) if existing else set()
+        if (same == set(plan) and set(held) <= set(existing) and set(existing) <= marked  # a store from before filters: rewritten
+                and all(existing[pid].content_hash == plan[pid][0] for pid in plan)):
+            return self._unchanged_shared(papers, found, live, existing, started, progress)
+        self.versions.retire_unused(manifest)
+        version, target, interrupted = self.versions.staging(manifest.get("version", ""))
+        done = self._resumable(interrupted, plan) if interrupted else {}
+        copies = [(interrupted, done), (live, {pid: existing[pid] for pid in plan if pid not in done and pid in same})]
+        for source, hashes in copies:  # finished papers of an interrupted ingest, then unchanged ones: vectors and all
+            ids = list(hashes)
+            for begin in range(0, len(ids), COPY_PAPERS):
+                batch = ids[begin : begin + COPY_PAPERS]
+                self.lease.verify()
+                chunk_ids = [cid for pid in batch for cid in sorted(expected_chunk_ids(pid, hashes[pid].n_chunks))]
+                metadata = {pid: self._paper_metadata(by_id[pid], hashes[pid].n_chunks) for pid in batch if pid in by_id}
+                fields = {pid: record_fields(by_id[pid]) for pid in batch if pid in by_id}
+                self.versions.copy(source, target, chunk_ids, batch, metadata, fields)  # an edited title or year: metadata anew
+                progress(sum(1 for pid in batch if pid in by_id))
+        todo = [pid for pid in plan if pid not in done and pid not in same]
+        from_store = self.get_papers([pid for pid in todo if pid not in by_id], pair=live)  # kept papers with chunks missing
+        embed = [by_id.get(pid) or from_store[pid] for pid in todo if pid in by_id or pid in from_store]
+        chunk_count = 0
+        size = max(1, self.settings.ingest_batch_papers)
+        for begin in range(0, len(embed), size):
+            batch = embed[begin : begin + size]
+            self.lease.verify()
+            chunk_count += sum(self.write_papers(batch, {}, into=target).values())
+            progress(sum(1 for p in batch if p.id in by_id))
+        ledger = self._verify_staged(version, target, plan)
+        self._commit(version, target, ledger, manifest)
+        if interrupted:
+            self.versions.drop(interrupted)
+        added = sum(1 for pid in by_id if pid not in existing)
+        updated = sum(1 for pid in by_id if pid in existing and (pid not in same or existing[pid].content_hash != plan[pid][0]))
+        return IngestSummary(
+            papers=len(papers), added=added, updated=updated, unchanged=len(papers) - added - updated,
+            removed=len(set(existing) - set(plan)), chunks=chunk_count, seconds=round(time.perf_counter() - started, 2),
+            repaired=sum(1 for pid in by_id if pid in existing and pid not in whole and existing[pid].embed_hash == plan[pid][1]),
+            resumed=sum(1 for pid in done if pid in by_id),
+        )
+
+    def _unchanged_shared(self, papers: Sequence[Paper], found: ManifestRead, live: Pair, existing: dict[str, StoredHashes],
+                          started: float, progress: Progress) -> IngestSummary:
+        """Nothing to write: no new version. A half-built one an interrupted ingest left is dropped, and a
+        store from before versions (no manifest yet) gets one."""
+        if found.problem:
+            self._commit(uuid.uuid4().hex[:12], live, existing, {})
+        elif self.versions.pending():
+            self.versions.retire_unused(found.data, keep_pending=False)
+            self.versions.finish_pending()
+        progress(len(papers))
+        return IngestSummary(papers=len(papers), added=0, updated=0, unchanged=len(papers), removed=0, chunks=0,
+                             seconds=round(time.perf_counter() - started, 2))
+
+    def _resumable(self, interrupted: Pair, plan: dict[str, tuple[str, str]]) -> dict[str, StoredHashes]:
+        """The papers an interrupted ingest had written whole, as planned now: copied, not embedded again."""
+        hashes, held = self.stored_hashes(interrupted.papers), self.chunk_ids_by_paper(interrupted.chunks)
+        return {pid: h for pid, h in hashes.items() if plan.get(pid) == (h.content_hash, h.embed_hash)
+                and held.get(pid, set()) == expected_chunk_ids(pid, h.n_chunks)}
+
+    def _verify_staged(self, version: str, target: Pair, plan: dict[str, tuple[str, str]]) -> dict[str, StoredHashes]:
+        """The next version holds exactly the plan, every paper whole; else nothing is switched. Returns its ledger."""
+        hashes, held = self.stored_hashes(target.papers), self.chunk_ids_by_paper(target.chunks)
+        wrong = sorted(pid for pid in set(plan) | set(hashes) | set(held)
+                       if plan.get(pid) != (hashes.get(pid, StoredHashes()).content_hash, hashes.get(pid, StoredHashes()).embed_hash)
+                       or held.get(pid, set()) != expected_chunk_ids(pid, hashes[pid].n_chunks))
+        if wrong:
+            raise StoreDamaged(
+                f"the new corpus version {version} does not hold what this ingest wrote ({len(wrong)} papers, first {wrong[0]}); "
+                f"nothing was switched: run the ingest again"
+            )
+        return hashes
+
+    def _commit(self, version: str, pair: Pair, ledger: dict[str, StoredHashes], previous: dict) -> dict:
+        """Server mode: serve `version`: its ledger and BM25 go into Chroma first, then the manifest
+        that names it, in one write. Readers switch when they next read the manifest."""
+        lexical = self._build_lexical(version, pair)
+        self.files.write_ledger(ledger, version)
+        self.versions.blobs.put(f"bm25:{version}", version, lexical.to_bytes())
+        manifest = {**self._ready_manifest(previous, pair), "version": version,
+                    "chunks_collection": pair.chunks.name, "papers_collection": pair.papers.name}
+        if previous.get("version"):
+            names = self.versions.live_names(previous)
+            manifest["previous"] = {"version": previous["version"], "chunks_collection": names[0], "papers_collection": names[1]}
+        self.lease.verify()
+        self.files.write(manifest)  # the switch
+        self.versions.finish_pending()
+        lexical.save_new(self.cache_path(version))
+        self.views.served = View(pair.chunks, pair.papers, ManifestRead(manifest), lexical)
+        self._stats = None
+        return manifest
 
     def _ingest(self, papers: Sequence[Paper], sync: bool, progress: Progress | None) -> IngestSummary:
         started = time.perf_counter()
@@ -328,6 +581,9 @@ class Index:
 
     def finish_write(self, manifest: dict, ledger: dict[str, StoredHashes]) -> dict:
         """A new ready version: the manifest, the ledger of what the store now holds, and BM25 for it."""
+        if self.shared:  # check --repair: the version served, repaired in place, under a new version id
+            view = self._current()
+            return self._commit(uuid.uuid4().hex[:12], Pair(view.chunks, view.papers), ledger, manifest)
         manifest = self._ready_manifest(manifest)
         self._write_manifest(manifest)
         self.files.write_ledger(ledger, manifest["version"])
@@ -340,33 +596,34 @@ class Index:
         key = f"{self.model_id}|{s.chunk_sentences}|{s.chunk_max_tokens}|{s.tokenizer_encoding}|{paper.text}"
         return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
-    def stored_hashes(self) -> dict[str, StoredHashes]:
+    def stored_hashes(self, papers: Any = None) -> dict[str, StoredHashes]:
         """What the store's paper records say they hold, per paper id."""
         found: dict[str, StoredHashes] = {}
-        for batch in self.scan(self.papers, include=["metadatas"]):
+        for batch in self.scan(papers or self.papers, include=["metadatas"]):
             for pid, meta in zip(batch["ids"], batch["metadatas"]):
                 meta = meta or {}
                 found[pid] = StoredHashes(meta.get("content_hash", ""), meta.get("embed_hash", ""), int(meta.get("n_chunks") or 0))
         return found
 
-    def chunk_ids_by_paper(self) -> dict[str, set[str]]:
+    def chunk_ids_by_paper(self, chunks: Any = None) -> dict[str, set[str]]:
         """The chunk ids the store holds, per paper (ids only: no text, no vectors)."""
         found: dict[str, set[str]] = {}
-        for batch in self.scan(self.chunks, include=[]):
+        for batch in self.scan(chunks or self.chunks, include=[]):
             for cid in batch["ids"]:
                 found.setdefault(paper_of(cid), set()).add(cid)
         return found
 
-    def write_papers(self, papers: Sequence[Paper], held: dict[str, set[str]]) -> dict[str, int]:
+    def write_papers(self, papers: Sequence[Paper], held: dict[str, set[str]], into: Pair | None = None) -> dict[str, int]:
         """Embed and write papers (chunks first, then the record); chunks they no longer have are dropped.
         Returns each paper's chunk count."""
+        into = into or Pair(self.chunks, self.papers)
         chunks_by_paper = [self.chunk(p) for p in papers]
         flat = [c for chunks in chunks_by_paper for c in chunks]
         vectors = np.asarray(self.embedder([c.text for c in flat]), dtype=np.float32)
         obsolete = [cid for p, chunks in zip(papers, chunks_by_paper) for cid in held.get(p.id, set()) - {c.id for c in chunks}]
         if obsolete:
-            self.chunks.delete(ids=sorted(obsolete))
-        self.chunks.upsert(
+            into.chunks.delete(ids=sorted(obsolete))
+        into.chunks.upsert(
             ids=[c.id for c in flat],
             embeddings=vectors,
             documents=[c.text for c in flat],
@@ -378,7 +635,7 @@ class Index:
             mean = vectors[offset : offset + len(chunks)].mean(axis=0)
             paper_vectors.append(mean / max(float(np.linalg.norm(mean)), 1e-12))
             offset += len(chunks)
-        self.papers.upsert(
+        into.papers.upsert(
             ids=[p.id for p in papers],
             embeddings=np.asarray(paper_vectors),
             documents=[p.text for p in papers],
@@ -408,25 +665,27 @@ class Index:
     def stats(self) -> dict:
         """Counts and build date, computed once per corpus version."""
         manifest = self.current_manifest()
-        if self._stats is None or self._stats["version"] != manifest.get("version"):
-            self._stats = {
+        stats = self._stats
+        if stats is None or stats["version"] != manifest.get("version"):
+            stats = self._stats = {
                 "papers": self.papers.count(),
                 "chunks": self.chunks.count(),
                 "built_at": manifest.get("built_at"),
                 "embedding_model": self.model_id,
                 "version": manifest.get("version"),
+                "generation": int(manifest.get("generation") or 0),
             }
-        return self._stats
+        return stats
 
     def require_ready(self) -> None:
         if self.stats()["papers"] == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")
 
-    def get_papers(self, ids: Sequence[str], with_text: bool = True) -> dict[str, Paper]:
+    def get_papers(self, ids: Sequence[str], with_text: bool = True, pair: Pair | None = None) -> dict[str, Paper]:
         """Papers by id; without text (metadata only, text and abstract empty) when only labels are needed."""
         if not ids:
             return {}
-        found = self.papers.get(ids=list(ids), include=["documents", "metadatas"] if with_text else ["metadatas"])
+        found = (pair.papers if pair else self.papers).get(ids=list(ids), include=["documents", "metadatas"] if with_text else ["metadatas"])
         docs = found["documents"] if with_text else [None] * len(found["ids"])
         return {pid: paper_from_store(pid, doc, meta) for pid, doc, meta in zip(found["ids"], docs, found["metadatas"])}
 

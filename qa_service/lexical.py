@@ -1,16 +1,19 @@
 """BM25 over the chunks (bm25s + Snowball stemming), persisted beside the Chroma data.
 
 Local Chroma has no sparse or hybrid search, so the lexical side lives here. It is
-saved under a corpus version and loaded, never recomputed, at start.
+saved under a corpus version and loaded, never recomputed, at start. With a Chroma
+server it travels as bytes (`to_bytes`), stored in Chroma beside the version it indexes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import math
 import os
 import shutil
+import tarfile
 import tempfile
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -43,10 +46,12 @@ class LexicalIndex:
     """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
 
     def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str,
-                 labels: dict[str, str] | None = None, names: dict[str, dict] | None = None):
+                 labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
+                 authors: dict[str, list[str]] | None = None):
         self.retriever = retriever
         self.labels = labels or {}
         self.names = names or {}  # name key -> {name, papers}: see names.py
+        self.authors = authors or {}  # paper id -> its authors as the corpus gives them: see authors.py
         self.chunk_ids = chunk_ids
         self.paper_df = paper_df
         self.papers = papers
@@ -59,7 +64,8 @@ class LexicalIndex:
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
-              labels: dict[str, str] | None = None, names: dict[str, dict] | None = None) -> "LexicalIndex":
+              labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
+              authors: dict[str, list[str]] | None = None) -> "LexicalIndex":
         tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokenized, show_progress=False)
@@ -71,7 +77,7 @@ class LexicalIndex:
         for terms in per_paper.values():
             for term in terms:
                 paper_df[term] = paper_df.get(term, 0) + 1
-        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names)
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names, authors)
 
     def knows(self, word: str) -> bool:
         """Is this word (as BM25 analyses it) a word of the corpus? Then it is no typo."""
@@ -141,13 +147,64 @@ class LexicalIndex:
         self.retriever.save(str(tmp), show_progress=False)
         files = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels, "names": self.names, "files": files}
+                "labels": self.labels, "names": self.names, "authors": self.authors, "files": files}
         (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
             os.replace(folder, old)
         os.replace(tmp, folder)
         shutil.rmtree(old, ignore_errors=True)
+
+    def save_new(self, folder: Path) -> bool:
+        """Save as a cache entry that never changes once written: when `folder` exists already (another
+        process saved the same version), keep it. False when it cannot be written (read-only disk)."""
+        if folder.exists():
+            return True
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
+            try:
+                self.save(tmp / "index")
+                os.rename(tmp / "index", folder)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        except OSError:
+            return folder.exists()  # lost a race to another process (fine), or cannot write (no cache)
+        return True
+
+    def to_bytes(self) -> bytes:
+        """The saved files (checksums included) as one uncompressed tar: what Chroma stores."""
+        with tempfile.TemporaryDirectory(prefix="qa-bm25-") as tmp:
+            folder = Path(tmp) / "index"
+            self.save(folder)
+            buffer = io.BytesIO()
+            with tarfile.open(fileobj=buffer, mode="w") as tar:
+                for path in sorted(folder.iterdir()):
+                    tar.add(path, arcname=path.name)
+            return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, folder: Path) -> "LexicalIndex | None":
+        """Unpack `to_bytes` output into `folder` (a cache entry) and load it, checked as files are; None if damaged."""
+        try:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
+        except OSError:  # no writable cache: unpack in a temp folder, load, forget it
+            tmp = Path(tempfile.mkdtemp(prefix="qa-bm25-"))
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+                tar.extractall(tmp / "index", filter="data")
+            lexical = cls.load(tmp / "index")
+            if lexical is not None and not folder.exists():
+                try:
+                    os.rename(tmp / "index", folder)
+                except OSError:
+                    pass  # another process put the same version there first, or no cache
+            return lexical
+        except (tarfile.TarError, OSError, ValueError):
+            return None
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
     def load(cls, folder: Path) -> "LexicalIndex | None":
@@ -160,11 +217,13 @@ class LexicalIndex:
                 return None  # written before checksums were kept: rebuild
             if "names" not in meta or any("word" not in entry for entry in meta["names"].values()):
                 return None  # written before names (or their word marks) were kept: rebuild
+            if "authors" not in meta:
+                return None  # written before authors were kept: rebuild
             if any(_sha256(folder / name) != digest for name, digest in files.items()):
                 return None  # a file was truncated or overwritten
             retriever = bm25s.BM25.load(str(folder), show_progress=False)
             lexical = cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"],
-                          meta.get("labels", {}), meta.get("names", {}))
+                          meta.get("labels", {}), meta.get("names", {}), meta["authors"])
         except Exception:  # noqa: BLE001 - whatever a damaged file raises (OSError, ValueError, KeyError...), rebuild
             return None
         return lexical

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import StoreBusy
+from .records import WriterStatus
 
 WRITER, GATE, READERS = ".writer.lock", ".gate.lock", ".readers.lock"
 POLL_SECONDS = 0.1
@@ -78,6 +79,20 @@ class StoreLocks:
                 on_wait(f"waiting up to {wait:g} s for another writer ({holder}) to finish with {self.folder}")
                 told = True
             time.sleep(POLL_SECONDS)
+
+    def writer_status(self) -> WriterStatus:
+        """Is the writer lock held now, and by whom (for /metrics)? A shared probe, let go at once."""
+        try:
+            fd = self._open(WRITER, create=False)
+        except OSError:
+            return WriterStatus()
+        try:
+            if getattr(self._held, "writer", 0) or not _try_lock(fd, fcntl.LOCK_SH):
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+                return WriterStatus(True, holder, os.fstat(fd).st_mtime)
+            return WriterStatus()
+        finally:
+            os.close(fd)  # closing releases the probe
 
     def holds_writer(self) -> bool:
         return bool(getattr(self._held, "writer", 0))

@@ -41,11 +41,7 @@ class ManifestFiles:
             return ManifestRead({}, f"the manifest {self.path} is missing")
         except (OSError, ValueError) as exc:
             return ManifestRead({}, f"the manifest {self.path} is unreadable ({type(exc).__name__})")
-        if not isinstance(data, dict):
-            return ManifestRead({}, f"the manifest {self.path} is not a JSON object")
-        if data.get("state") not in STATES or not isinstance(data.get("version"), str) or not data["version"]:
-            return ManifestRead({}, f"the manifest {self.path} has no valid state and version")
-        return ManifestRead(data)
+        return checked_manifest(data, str(self.path))
 
     def write(self, data: dict) -> None:
         _write_atomically(self.path, data)
@@ -54,13 +50,34 @@ class ManifestFiles:
         """(paper id -> what the store should hold, the manifest version it was written for); None when absent or unreadable."""
         try:
             data = json.loads(self.ledger_path.read_text(encoding="utf-8"))
-            papers = {pid: StoredHashes(str(c), str(e), int(n)) for pid, (c, e, n) in data["papers"].items()}
-            return papers, str(data.get("version", ""))
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        except (OSError, ValueError):
             return None, ""
+        papers = ledger_from(data)
+        return (papers, str(data.get("version", ""))) if papers is not None else (None, "")
 
     def write_ledger(self, papers: dict[str, StoredHashes], version: str) -> None:
-        _write_atomically(self.ledger_path, {"version": version, "papers": {pid: list(h) for pid, h in sorted(papers.items())}})
+        _write_atomically(self.ledger_path, ledger_json(papers, version))
+
+
+def checked_manifest(data: object, where: str) -> ManifestRead:
+    """A manifest as read from anywhere (a file, a Chroma record): sound, or what is wrong with it."""
+    if not isinstance(data, dict):
+        return ManifestRead({}, f"the manifest {where} is not a JSON object")
+    if data.get("state") not in STATES or not isinstance(data.get("version"), str) or not data["version"]:
+        return ManifestRead({}, f"the manifest {where} has no valid state and version")
+    return ManifestRead(data)
+
+
+def ledger_from(data: object) -> dict[str, StoredHashes] | None:
+    """The ledger's papers from its JSON form; None when it is not one."""
+    try:
+        return {pid: StoredHashes(str(c), str(e), int(n)) for pid, (c, e, n) in data["papers"].items()}  # type: ignore[index]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def ledger_json(papers: dict[str, StoredHashes], version: str) -> dict:
+    return {"version": version, "papers": {pid: list(h) for pid, h in sorted(papers.items())}}
 
 
 def _write_atomically(path: Path, data: dict) -> None:

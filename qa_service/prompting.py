@@ -52,8 +52,10 @@ def _attribute(value: str) -> str:
 
 
 def _fence(template: Template, source: Source, text: str) -> str:
-    """One source as the model sees it: escaped attributes around defused text."""
-    return template.substitute(n=source.n, paper_id=_attribute(source.paper_id), label=_attribute(source.label), text=defuse(text))
+    """One source as the model sees it: escaped attributes around defused text (the authors, when the corpus has them)."""
+    byline = f' authors="{_attribute(", ".join(source.authors))}"' if source.authors else ""
+    return template.substitute(n=source.n, paper_id=_attribute(source.paper_id), label=_attribute(source.label), byline=byline,
+                               text=defuse(text))
 
 
 @dataclass
@@ -93,7 +95,7 @@ def build_prompt(
     frame = templates["user"].substitute(sources="", question=question, refusal=REFUSAL)
     history_tokens = sum(count(turn.content) + 4 for turn in history)
     budget = max_context_tokens - answer_tokens - count(system) - count(frame) - history_tokens
-    sources = [Source(i + 1, h.paper_id, h.label, h.text, corpus=h.corpus) for i, h in enumerate(hits)]
+    sources = [Source(i + 1, h.paper_id, h.label, h.text, corpus=h.corpus, authors=h.authors) for i, h in enumerate(hits)]
     orders = [_sentence_order(h) for h in hits]
     fence_cost = [count(_fence(templates["source"], s, "")) for s in sources]
     used = 0

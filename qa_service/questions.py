@@ -74,6 +74,8 @@ class DetailKind:
 
 
 _NEVER = re.compile(r"(?!x)x")
+# named on its own: a question that names an author the papers' metadata lists is answered from it
+AUTHORS = DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER)
 DETAIL_KINDS = (
     DetailKind("learning rate", re.compile(r"\blearning[- ]rates?\b", re.I), re.compile(r"\blearning[- ]rates?\b", re.I)),
     DetailKind("batch size", re.compile(r"\bbatch[- ]sizes?\b", re.I), re.compile(r"\bbatch[- ]sizes?\b", re.I)),
@@ -83,7 +85,7 @@ DETAIL_KINDS = (
     DetailKind("optimizer", re.compile(r"\bwhich optimi[sz]er\b|\boptimi[sz]er (?:was|is|did|do)\b|\bweight decay\b", re.I),
                re.compile(r"\b(?:Adam\w*|SGD|optimi[sz]er|weight decay)\b", re.I)),
     DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b", re.I), re.compile(r"\bhyper-?parameters?\b", re.I)),
-    DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER),
+    AUTHORS,
     DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
     # a generic "on GPUs" states neither which hardware nor how much of it
     DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),

@@ -59,6 +59,17 @@ class Paper:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Paper":
+        """A paper as /api/papers/<id> sends it; a listing's entry (id, label, title, year) gives one without text."""
+        year = data.get("year")
+        return cls(
+            id=str(data["id"]), abstract=str(data.get("abstract") or ""), text=str(data.get("text") or ""),
+            title=str(data.get("title") or ""), label=str(data.get("label") or data["id"]), source=str(data.get("source") or ""),
+            authors=[str(a) for a in data.get("authors") or []], year=int(year) if year else None,
+            venue=str(data.get("venue") or ""), url=str(data.get("url") or ""), keywords=[str(k) for k in data.get("keywords") or []],
+        )
+
 
 @dataclass(frozen=True)
 class Chunk:
@@ -82,6 +93,25 @@ class StoredHashes(NamedTuple):
     content_hash: str = ""
     embed_hash: str = ""
     n_chunks: int = 0
+
+
+@dataclass(frozen=True)
+class WriterStatus:
+    """Who holds the writer lock now (for /metrics): nobody, or a holder since a Unix time."""
+
+    held: bool = False
+    holder: str = ""
+    since: float | None = None
+
+
+@dataclass(frozen=True)
+class LexicalLoad:
+    """A BM25 index made ready for a corpus version: from the local cache, from Chroma, or rebuilt."""
+
+    version: str
+    source: str  # "cache", "chroma", "rebuilt"
+    seconds: float
+    chunks: int
 
 
 # -- retrieval ----------------------------------------------------------------------------
@@ -113,6 +143,7 @@ class PaperHit:
     text: str = ""
     relevant: bool = True
     corpus: str = ""  # the named corpus it came from: paper ids are unique across corpora
+    authors: list[str] = field(default_factory=list)  # from the paper's metadata, for the source fence
 
     def to_dict(self) -> dict:
         return {
@@ -147,10 +178,16 @@ class Retrieval:
     hits: list[PaperHit] = field(default_factory=list)
     names: list[NameMatch] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)
+    authors: list[NameMatch] = field(default_factory=list)  # authors the question names, from the papers' metadata
 
     @property
     def named_ids(self) -> list[str]:
         return list(dict.fromkeys(pid for match in self.names for pid in match.paper_ids))
+
+    @property
+    def authored_ids(self) -> list[str]:
+        """The papers of the authors the question names."""
+        return list(dict.fromkeys(pid for match in self.authors for pid in match.paper_ids))
 
     @property
     def suggestions(self) -> list[str]:
@@ -178,6 +215,7 @@ class Source:
     paper_text: str
     passages: list[Passage] = field(default_factory=list)
     corpus: str = ""
+    authors: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -330,10 +368,11 @@ class Verdict:
     reason: RefusalReason | None = None
     detail: str = ""
     about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved
+    every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
 
     @classmethod
-    def yes(cls, about: Sequence[str] = ()) -> "Verdict":
-        return cls(True, None, "", tuple(about))
+    def yes(cls, about: Sequence[str] = (), every: bool = False) -> "Verdict":
+        return cls(True, None, "", tuple(about), every)
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
@@ -381,6 +420,7 @@ class ModelRequest:
     corpus: CorpusView | None = None
     about: tuple[str, ...] = ()
     instructions: str = ""  # the caller's own (a /v1 system message): about form, under the prompt's rules
+    every: bool = False  # cover each paper in `about` (an author's papers), not only the best of them
 
 
 @dataclass
@@ -444,6 +484,29 @@ class IndexInfo:
     @classmethod
     def from_dict(cls, data: dict) -> "IndexInfo":
         return cls(int(data.get("papers", 0)), data.get("built_at"), data.get("embedding_model"))
+
+
+@dataclass(frozen=True)
+class ServiceInfo:
+    """What answers and over which corpus (GET /api/info), for a client to show or to check limits by."""
+
+    model: str | None
+    auth_required: bool = False
+    papers: int = 0
+    chunks: int = 0
+    built_at: str | None = None
+    embedding_model: str | None = None
+    limits: dict[str, int] = field(default_factory=dict)
+    error: str = ""  # why there is no index to answer from, when there is none
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ServiceInfo":
+        index = data.get("index") or {}
+        return cls(
+            data.get("model"), bool(data.get("auth_required")), int(index.get("papers") or 0), int(index.get("chunks") or 0),
+            index.get("built_at"), index.get("embedding_model"), {str(k): int(v) for k, v in (data.get("limits") or {}).items()},
+            str((data.get("error") or {}).get("message", "")),
+        )
 
 
 @dataclass

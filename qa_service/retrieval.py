@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .authors import AuthorBook
 from .config import Settings
 from .corpora import Corpora, Part, Scope
 from .index import Index
@@ -29,6 +30,7 @@ class Retriever:
         self.settings = settings
         self.corpora = corpora or Corpora(settings, index)
         self._resolvers: dict[str, tuple[LexicalIndex, NameResolver]] = {}
+        self._authors: dict[str, tuple[LexicalIndex, AuthorBook]] = {}
 
     def names(self, lexical: LexicalIndex, corpus: str = "") -> NameResolver:
         """The name resolver for this lexical index, built once per corpus version, not per question."""
@@ -36,6 +38,14 @@ class Retriever:
         if cached is None or cached[0] is not lexical:
             cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings))
             self._resolvers[corpus] = cached
+        return cached[1]
+
+    def author_book(self, lexical: LexicalIndex, corpus: str = "") -> AuthorBook:
+        """The corpus's authors (paper metadata), indexed once per corpus version."""
+        cached = self._authors.get(corpus)
+        if cached is None or cached[0] is not lexical:
+            cached = (lexical, AuthorBook(lexical.authors))
+            self._authors[corpus] = cached
         return cached[1]
 
     def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
@@ -63,7 +73,7 @@ class Retriever:
         for ranking in (list(dense_best), list(sparse_best)):
             for rank, pid in enumerate(ranking):
                 fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        named = found.named_ids
+        named = list(dict.fromkeys(found.named_ids + found.authored_ids))  # "papers by X": X's papers, from metadata
         ordered = sorted(fused, key=lambda pid: -fused[pid])
         named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
         candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
@@ -74,7 +84,8 @@ class Retriever:
             if pid not in labels:
                 continue
             hit = PaperHit(pid, labels[pid], fused.get(pid, 0.0), dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                           coverage[pid], named=pid in named, corpus=owner[pid].name)
+                           coverage[pid], named=pid in named, corpus=owner[pid].name,
+                           authors=owner[pid].index.lexical.authors.get(pid, []))
             hit.relevant = self.is_relevant(hit)
             hits.append(hit)
         self._attach_evidence(hits, records, chunk_rank, owner)
@@ -98,6 +109,7 @@ class Retriever:
         owner: dict[str, Part] = {}
         names: list[NameMatch] = []
         unknown: list[list[str]] = []
+        authors: list[NameMatch] = []
         for part in scope.parts:
             allowed = scope.allowed(part)
             if allowed is not None and not allowed:
@@ -122,11 +134,16 @@ class Retriever:
                     names.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
                     owner.update({pid: part for pid in ids})
             unknown.append(missing)
+            for match in self.author_book(lexical, part.name).find(question):
+                ids = tuple(pid for pid in match.paper_ids if allowed is None or pid in allowed)
+                if ids:
+                    authors.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
+                    owner.update({pid: part for pid in ids})
         if len(scope.parts) > 1:  # several corpora: one ranking of each side, best first
             dense.sort(key=lambda pair: -pair[1])
             sparse.sort(key=lambda pair: -pair[1])
         not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
-        return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known)
+        return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known, authors=authors)
 
     def _dense(self, part: Part, question: str, n: int, where: dict | None, lexical: LexicalIndex,
                mask: np.ndarray | None) -> list[tuple[str, float, dict]]:

@@ -10,7 +10,7 @@ import logging
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from .answering import Answerer
 from .config import Settings, load_settings
@@ -20,7 +20,7 @@ from .extractive import ExtractiveModel, ExtractiveTuning
 from .index import Index
 from .locking import StoreLocks
 from .models import ChatModel, OpenAIChatModel
-from .records import Answer, Turn
+from .records import Answer, LexicalLoad, Turn
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +38,12 @@ def build_model(settings: Settings) -> ChatModel:
 class Services:
     """What a request needs, built lazily once per process: an unreachable store is a 503 per request."""
 
-    def __init__(self, settings: Settings, index: Index | None = None, model: ChatModel | None = None):
+    def __init__(self, settings: Settings, index: Index | None = None, model: ChatModel | None = None,
+                 on_lexical: Callable[[LexicalLoad], None] | None = None):
         self.settings = settings
+        self._on_lexical = on_lexical  # told each time the index readies BM25 for a version (metrics)
+        if index is not None and on_lexical is not None:
+            index.listeners.append(on_lexical)
         self._index = index
         self._model = model
         self._answerer: Answerer | None = None
@@ -69,7 +73,10 @@ class Services:
 
     def _open_index(self) -> Index:
         try:
-            return Index(self.settings)
+            index = Index(self.settings)
+            if self._on_lexical is not None:
+                index.listeners.append(self._on_lexical)
+            return index
         except QAError:
             raise
         except Exception as exc:  # chroma unreachable, data dir unreadable, ...
@@ -84,7 +91,8 @@ class Services:
         store reopened when another process wrote it since (embedded mode; a Chroma server needs neither)."""
         with self.locks.reading() as generation:
             self.corpora.follow(generation)
-            yield
+            with self.corpora.pinned():  # one version of each corpus for the whole request (a Chroma server)
+                yield
 
     @property
     def model(self) -> ChatModel:

@@ -4,6 +4,7 @@ The worker is gunicorn's gthread worker with two changes: a client that goes sil
 (or stops reading our reply) is dropped after `client_timeout` seconds instead of holding a
 thread for good, and the requests gunicorn refuses before the app sees them (too long a request
 line, too large or too many headers, not HTTP at all) are answered in JSON like every other error.
+Metrics run in prometheus-client's multiprocess mode, so that a scrape sees every worker.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
+import shutil
 import socket
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from flask import g, has_request_context
@@ -30,11 +35,13 @@ from gunicorn.http.errors import (
     UnsupportedTransferCoding,
 )
 from gunicorn.workers.gthread import TConn, ThreadWorker
+from prometheus_client import multiprocess, values
 from werkzeug.http import HTTP_STATUS_CODES
 
-from .access import printable
+from .access import check_storage, printable
 from .config import Settings, redact_urls
 from .errors import ConfigError
+from .metrics import MULTIPROC_ENV
 from .web import create_app
 
 GUNICORN_MAX_REQUEST_LINE = 8190  # gunicorn lowers a larger limit_request_line to this, and 0 means unlimited
@@ -221,10 +228,25 @@ def check_limits(settings: Settings) -> None:
         raise ConfigError("max_header_bytes, client_timeout and threads must be positive")
 
 
+def metrics_folder() -> tuple[Path, bool]:
+    """Multiprocess metrics for this run: the operator's PROMETHEUS_MULTIPROC_DIR, or a new temporary
+    folder (True: ours to remove at exit). An earlier run's files are removed: their counts are not ours."""
+    given = os.environ.get(MULTIPROC_ENV)
+    folder = Path(given) if given else Path(tempfile.mkdtemp(prefix="qa-metrics-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):
+        stale.unlink()
+    os.environ[MULTIPROC_ENV] = str(folder)  # the workers inherit it
+    values.ValueClass = values.get_value_class()  # prometheus-client chose its value class when imported, before this
+    return folder, not given
+
+
 def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None = None, workers: int = 1) -> None:
     """gunicorn with our gthread worker; each worker opens its own Chroma client after the fork."""
     check_workers(settings, workers)
     check_limits(settings)
+    check_storage(settings)
+    folder, ours = metrics_folder()
     options = {
         "bind": f"{host}:{port}",
         "workers": workers,
@@ -235,6 +257,8 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None =
         "limit_request_line": settings.max_request_line,
         "limit_request_field_size": settings.max_header_bytes,
         "accesslog": None,  # qa_service.access logs each request, with its id
+        "child_exit": lambda _server, worker: multiprocess.mark_process_dead(worker.pid),  # its live gauges go
+        "on_exit": lambda _server: shutil.rmtree(folder, ignore_errors=True) if ours else None,
     }
     configure_logging(settings)
     _Gunicorn(settings, options).run()

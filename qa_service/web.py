@@ -115,6 +115,7 @@ def healthz() -> Any:
     counts: dict[str, int] = {}
     try:
         corpora = services().corpora
+        corpora.follow(None)  # a Chroma server: probes alone keep an idle worker's corpus versions fresh
         for name in corpora.names():
             try:
                 counts[name] = corpora.open(name).papers.count()
@@ -288,12 +289,13 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.json.ensure_ascii = False
-    app.extensions["qa"] = Services(settings, index, model)
     app.extensions["qa_page"] = (Path(app.static_folder) / "index.html").read_bytes()  # read once, not per request
     register_errors(app)
     app.teardown_request(release_store)
     access.init_app(app, settings)
-    app.extensions["qa_metrics"] = metrics.init_app(app, lambda: services().index.stats())
+    facts = metrics.init_app(app, lambda: app.extensions["qa"].index.stats(), lambda: app.extensions["qa"].index.writer_status())
+    app.extensions["qa_metrics"] = facts
+    app.extensions["qa"] = Services(settings, index, model, on_lexical=facts.observe_lexical)
     app.register_blueprint(page)
     app.register_blueprint(api)
     app.register_blueprint(facade.blueprint)

@@ -24,6 +24,16 @@ from tests.conftest import ROOT, SEEDS, make_settings
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
 
 
+def until(condition, seconds: float = 30.0) -> bool:
+    """Poll until `condition()` holds (True), or give up after `seconds` (False)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 @pytest.fixture(scope="module")
 def chroma_url(tmp_path_factory):
     port = free_port()
@@ -48,9 +58,8 @@ def test_workers_share_the_server_and_see_a_re_ingest_without_restart(chroma_url
     assert "NewtonBench" not in str(worker_a.post("/api/search", json=question).get_json())
 
     Index(settings).ingest(load_corpus([SEEDS]))  # another process adds 38 papers
-    time.sleep(2.2)  # the manifest is re-read every 2 s
-    for worker in (worker_a, worker_b):
-        assert worker.get("/healthz").get_json()["papers"] == 57
+    for worker in (worker_a, worker_b):  # each re-reads the manifest every 2 s, then readies the new version
+        assert until(lambda: worker.get("/healthz").get_json()["papers"] == 57)
         assert worker.post("/api/search", json=question).get_json()["results"][0]["label"] == "NewtonBench"
     answer_a, answer_b = (w.post("/api/ask", json=question).get_json() for w in (worker_a, worker_b))
     assert (answer_a["answer"], answer_a["citations"]) == (answer_b["answer"], answer_b["citations"])

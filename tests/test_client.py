@@ -98,3 +98,88 @@ def test_the_client_waits_out_retry_after_within_its_budget(monkeypatch):
     with pytest.raises(QAError, match="answer budget spent") as info:
         QAClient(URL, max_wait=10).ask("q")
     assert info.value.status == 429 and slept == [3.0, 2.0]  # longer than its budget: no wait, the error at once
+
+
+# -- the Python API: open_service in-process, and QAClient's stream, papers, paper and info ----------
+
+
+def test_open_service_is_the_packages_entry_point(seed_settings):
+    from qa_service import Answer as Exported, open_service
+
+    service = open_service(seed_settings.data_dir)
+    answer = service.ask("What is RouterArena?")
+    assert isinstance(answer, Exported) and answer.grounded and answer.citations[0].label == "RouterArena"
+
+
+@pytest.fixture(scope="module")
+def app_client(seed_settings, seed_index):
+    from qa_service.web import create_app
+
+    return create_app(seed_settings, index=seed_index).test_client()
+
+
+@pytest.fixture
+def served(app_client):
+    """QAClient talks to the real app: `responses` hands each request to Flask's test client (the network edge only)."""
+    import re
+
+    def forward(request):
+        reply = app_client.open(request.path_url, method=request.method, data=request.body,
+                                headers={k: v for k, v in request.headers.items() if k.lower() != "content-length"})
+        headers = [(k, v) for k, v in reply.headers.items() if k.lower() not in ("content-length", "content-type")]
+        return reply.status_code, headers + [("Content-Type", reply.content_type)], reply.get_data()
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        for method in (responses.GET, responses.POST):
+            mock.add_callback(method, re.compile(re.escape(URL) + "/.*"), callback=forward)
+        yield QAClient(URL)
+
+
+def test_stream_yields_typed_events_ending_in_the_answer(served, app_client):
+    from qa_service.records import Delta, Final, Sources
+
+    events = list(served.stream("What is RouterArena?"))
+    assert isinstance(events[0], Sources) and events[0].sources[0].label == "RouterArena"
+    assert all(isinstance(e, Delta) for e in events[1:-1]) and isinstance(events[-1], Final)
+    final = events[-1].answer
+    assert "".join(e.text for e in events[1:-1]) == final.answer and final.grounded
+    plain = served.ask("What is RouterArena?")
+    assert (final.answer, final.citations, final.sources) == (plain.answer, plain.citations, plain.sources)
+
+
+def test_stream_refusal_and_errors(served):
+    from qa_service.records import Final
+
+    *_, last = served.stream("What is the capital of France?")
+    assert isinstance(last, Final) and last.answer.insufficient_evidence
+    with pytest.raises(QAError, match="'k' must be a whole number") as info:
+        list(served.stream("What is RouterArena?", k=0))
+    assert info.value.status == 400
+
+
+def test_papers_paper_and_info_are_typed(served, seed_papers):
+    from qa_service.records import Paper, ServiceInfo
+
+    listing = served.papers()
+    assert len(listing) == 57 and all(isinstance(p, Paper) for p in listing)
+    assert [p.label for p in served.papers("RouterArena")] == ["RouterArena"]
+    paper = served.paper("000_e3b5a0511f204a83:2")
+    expected = next(p for p in seed_papers if p.id == "000_e3b5a0511f204a83:2")
+    assert (paper.label, paper.text, paper.abstract) == (expected.label, expected.text, expected.abstract)
+    with pytest.raises(QAError, match="no paper with id") as info:
+        served.paper("nope:1")
+    assert info.value.status == 404
+    about = served.info()
+    assert isinstance(about, ServiceInfo) and about.model == "extractive" and about.papers == 57
+    assert about.limits["question_chars"] == 2000
+
+
+@responses.activate
+def test_a_stream_cut_midway_is_an_error_not_a_silent_end():
+    responses.post(f"{URL}/api/ask/stream", body='event: sources\ndata: {"question": "q", "sources": []}\n\n'
+                   'event: error\ndata: {"error": {"code": "model_error", "message": "the model stream was cut"}}\n\n',
+                   content_type="text/event-stream")
+    events = QAClient(URL).stream("q")
+    assert next(events).sources == []
+    with pytest.raises(QAError, match="the model stream was cut"):
+        next(events)

@@ -176,9 +176,9 @@ def test_the_command_line_takes_corpora_and_filters(two):
     found = CliRunner().invoke(main, ["search", "speech", "--corpus", "conf", "--year", "2026", "--keyword", "speech", "--json"], env=env)
     assert found.exit_code == 0 and {r["paper_id"] for r in json.loads(found.output)["results"]} == {"iclr26-101", "iclr26-103"}
     asked = CliRunner().invoke(main, ["ask", "What is Voxtral?", "--venue", "ICLR 1999"], env=env)
-    assert asked.exit_code == 0 and NO_MATCH in asked.output and "Filters: venue ICLR 1999" in asked.output
+    assert asked.exit_code == 3 and NO_MATCH in asked.output and "Filters: venue ICLR 1999" in asked.output
     bad = CliRunner().invoke(main, ["search", "speech", "--year", "0"], env=env)
-    assert bad.exit_code == 1 and "'--year'" in bad.output
+    assert bad.exit_code == 2 and "'--year'" in bad.output
     unknown = CliRunner().invoke(main, ["search", "speech", "--corpus", "nope"], env=env)
     assert unknown.exit_code == 1 and "there is no corpus 'nope'" in unknown.output
 

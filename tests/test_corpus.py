@@ -100,7 +100,6 @@ def test_jsonl_reads_openreview_fields(tmp_path):
     [
         (b"", "empty"),
         (b"ICLR 2026 Papers\n\n\n", "no abstracts"),
-        (b"Some other header\n\nAn abstract.\n", "expected the header"),
         (b"ICLR 2026 Papers\n\nGood line.\n\nBad \xff byte.\n", ":5: not valid UTF-8"),
     ],
 )
@@ -136,6 +135,13 @@ def test_missing_path_and_duplicate_ids(tmp_path):
     b = write_seed_file(tmp_path / "other" / "a.txt", ["Same stem, same position."])
     with pytest.raises(CorpusError, match="already came from"):
         load_corpus([a, b])
+
+
+def test_a_text_file_without_the_seed_header_is_one_abstract_per_paragraph(tmp_path):
+    """Plain text needs no magic header: before, this file failed with "expected the header line"."""
+    path = tmp_path / "mine.txt"
+    path.write_text("Some first abstract.\n\nA second one\nover two lines.\n", encoding="utf-8")
+    assert [(p.id, p.text) for p in load_corpus([path])] == [("mine:1", "Some first abstract."), ("mine:2", "A second one over two lines.")]
 
 
 def test_multi_line_paragraphs_join(tmp_path):

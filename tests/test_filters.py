@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 from qa_service.corpus import load_corpus
 from qa_service.errors import BadRequest
-from qa_service.filters import MetadataFilter, normalize, parse_filters, parse_metadata, record_fields
+from qa_service.filters import FIELDS_VERSION, MetadataFilter, normalize, parse_filters, parse_metadata, record_fields
 from qa_service.index import Index
 from qa_service.records import Paper, paper_of
 from tests.conftest import ROOT, make_settings
@@ -71,12 +71,14 @@ def test_text_matches_ignore_case_accents_and_spacing():
     paper = Paper("p", "a", "a", authors=["Adà Marchetti"], venue="ICLR 2026", year=2026, keywords=["Speech"])
     assert MetadataFilter(author=("ada marchetti",), venue=("iclr  2026",), keyword=("SPEECH",), year=(2025, 2026)).matches(paper)
     assert not MetadataFilter(author=("ada",)).matches(paper)  # the full name, not a part of it
+    assert MetadataFilter(author=("Marchetti, Ada",)).matches(paper)  # "surname, given" is the same author
+    assert record_fields(Paper("q", "a", "a", authors=["Lovelace, Ada"]))["f_authors"] == ["ada lovelace"]
 
 
 def test_empty_fields_are_removed_from_a_record(settings):
     """Chroma merges metadata on upsert and update: a field the paper no longer has must be written as None."""
     fields = record_fields(Paper("p", "a", "a"))
-    assert fields["f_v"] == 1 and all(fields[key] is None for key in ("f_year", "f_venue", "f_authors", "f_keywords"))
+    assert fields["f_v"] == FIELDS_VERSION and all(fields[key] is None for key in ("f_year", "f_venue", "f_authors", "f_keywords"))
 
 
 VALUES = {

@@ -134,7 +134,7 @@ def test_the_cli_refuses_bytes_that_are_not_utf8(seed_settings, monkeypatch):
     monkeypatch.setenv("QA_CONFIG", str(ROOT / "config" / "default.toml"))
     for command in ("ask", "search"):
         result = CliRunner().invoke(main, [command, "What is \udcff RouterArena?"])
-        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exc_info
+        assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.exc_info  # a bad argument
         assert "lone surrogate" in result.output
 
 

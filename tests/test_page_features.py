@@ -292,3 +292,28 @@ def test_axe_finds_no_violation_in_any_state(server, browser, viewport, scheme):
         assert_clean(page)
     finally:
         page.context.close()
+
+
+def test_a_paper_with_metadata_shows_its_title_and_authors(browser, tmp_path_factory):
+    """Papers from OpenReview, arXiv or CSV files: the abstract panel names the title, authors, venue and year."""
+    from qa_service.corpus import load_corpus
+    from qa_service.index import Index
+    from tests.conftest import ROOT, make_settings
+
+    settings = make_settings(tmp_path_factory.mktemp("formats-page"))
+    Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "formats"]))
+    live = LiveServer(create_app(settings))
+    page = open_page(browser)
+    try:
+        page.goto(f"{live.url}/#paper=2401.01234v2")
+        expect(page.locator("#panel-title")).to_have_text("Murmur: Streaming Speech Recognition with Constant Memory")
+        expect(page.locator("#panel-byline")).to_have_text("Grace Hopper, Claude Shannon · arXiv · 2024")
+        page.goto(f"{live.url}/#paper=Zx9aB3kQpL")  # the venue already says the year
+        expect(page.locator("#panel-byline")).to_have_text("Grace Hopper, Edsger W. Dijkstra · ICLR 2026 Poster")
+        page.goto(f"{live.url}/#paper=abstracts%3A1")  # plain text: no metadata, no byline
+        expect(page.locator("#panel-title")).to_have_text("Prism")
+        expect(page.locator("#panel-byline")).to_be_hidden()
+        assert_clean(page)
+    finally:
+        page.context.close()
+        live.stop()

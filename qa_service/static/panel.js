@@ -17,8 +17,10 @@ export async function showPaper(id, span) {
   if (panel.shown === key && !box.hidden) return;
   panel.shown = key;
   box.hidden = false;
+  const byline = document.getElementById("panel-byline");
   title.textContent = "Loading…";
   text.textContent = "";
+  byline.hidden = true;
   document.getElementById("panel-id").textContent = id;
   box.scrollTop = 0;
   box.focus({ preventScroll: true });  // opening the panel must not scroll the page
@@ -26,6 +28,8 @@ export async function showPaper(id, span) {
     const paper = await getJSON(`/api/papers/${encodeURIComponent(id)}`);
     if (panel.shown !== key) return;  // another paper was opened meanwhile
     title.textContent = paper.title || paper.label;
+    byline.textContent = describe(paper);
+    byline.hidden = !byline.textContent;
     const body = paper.text;
     if (span && span[0] >= 0 && span[0] < span[1] && span[1] <= body.length) {
       const mark = el("mark", { text: body.slice(span[0], span[1]) });
@@ -39,6 +43,12 @@ export async function showPaper(id, span) {
     title.textContent = "Could not open the abstract";
     text.textContent = err.message;
   }
+}
+
+// "Grace Hopper, Claude Shannon · arXiv · 2024": what the corpus file said about the paper, if anything.
+function describe(paper) {
+  const parts = [(paper.authors || []).join(", "), paper.venue || "", paper.year ? String(paper.year) : ""];
+  return parts.filter((part) => part && !(part === parts[2] && parts[1].includes(part))).join(" · ");
 }
 
 // Remember what opened the panel: `find` returns it again even if it was re-rendered meanwhile.
