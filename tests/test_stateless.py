@@ -24,6 +24,7 @@ from tests.conftest import ROOT, SEEDS, make_settings
 from tests.test_chroma_server import chroma_url, until  # noqa: F401 - the module's `chroma run` server
 
 ONE_FILE = SEEDS / "004_b7de3c5bc70ac347.txt"  # 19 of the 57 papers
+METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"  # 8 papers with authors, years, venues, keywords
 QUESTIONS = ["What is RouterArena?", "What average speedup does CUDA-L1 achieve?", "How many tasks are in NewtonBench?",
              "Which benchmark tests scientific law discovery?"]
 
@@ -213,3 +214,43 @@ def test_sigkill_of_an_ingest_keeps_readers_on_the_old_version_and_the_next_resu
     assert until(lambda: reader.papers() == 57, 60)
     versions = {c.name.split("_")[1] for c in index.client.list_collections() if c.name.startswith("killwriter_v")}
     assert len(versions) == 2  # the one served and the one before; the killed ingest's half version is gone
+
+
+def test_named_corpora_on_a_chroma_server_switch_filter_and_drop_on_their_own(chroma_url, tmp_path, apps):  # noqa: F811
+    """Each named corpus on a Chroma server is its own versions, manifest and lease (NAME_meta marks it).
+    Before, a server's named corpus was looked for as NAME_chunks/NAME_papers, which a server never holds."""
+    ingest(tmp_path / "ingest", chroma_url, "srvcorpora", ONE_FILE)
+    ingest(tmp_path / "ingest", chroma_url, "srvcorpora", METADATA_PAPERS, "--corpus", "conf")
+    app = App(tmp_path / "app", chroma_url, "srvcorpora", tmp_path / "app.log").up()
+    apps.append(app)
+
+    def corpora() -> dict:
+        return {c["name"]: c["papers"] for c in requests.get(app.url + "/api/corpora", timeout=30).json()["corpora"]}
+
+    def search(**body) -> set:
+        response = requests.post(app.url + "/api/search", json={"question": "speech recognition", "k": 5, **body}, timeout=60)
+        assert response.status_code == 200, response.text
+        return {r["paper_id"] for r in response.json()["results"]}
+
+    assert corpora() == {"srvcorpora": 19, "conf": 8}
+    assert search(corpus="conf", filters={"year": [2026], "keyword": ["speech"]}) == {"iclr26-101", "iclr26-103"}
+    assert search(corpus="conf", filters={"year": [2024]}) == set()
+
+    edited = tmp_path / "edited.jsonl"  # one paper's year changes: its vectors are copied, its filter fields are new
+    rows = [json.loads(line) for line in METADATA_PAPERS.read_text().splitlines()]
+    rows[0]["year"] = 2024
+    edited.write_text("\n".join(json.dumps(row) for row in rows) + "\n")
+    out = ingest(tmp_path / "ingest", chroma_url, "srvcorpora", edited, "--corpus", "conf")
+    assert "1 updated" in out and "0 chunks embedded" in out, out
+    assert until(lambda: search(corpus="conf", filters={"year": [2024]}) == {rows[0]["id"]}, 60)  # the dense and the lexical side
+    assert corpora() == {"srvcorpora": 19, "conf": 8}
+
+    dropped = cli(tmp_path / "ingest", chroma_url, "srvcorpora", "drop", "conf", "--yes")
+    out, err = dropped.communicate(timeout=120)
+    assert dropped.returncode == 0, err
+    assert until(lambda: corpora() == {"srvcorpora": 19}, 30)
+    gone = requests.post(app.url + "/api/search", json={"question": "speech", "corpus": "conf"}, timeout=30)
+    assert gone.status_code == 404 and "there is no corpus 'conf'" in gone.json()["error"]["message"]
+    index = Index(make_settings(tmp_path / "check", chroma_url=chroma_url, collection="srvcorpora"))
+    assert not [c.name for c in index.client.list_collections() if c.name.startswith("conf_")]  # every version and the meta
+    assert app.process.poll() is None and "Traceback" not in app.log.read_text()
