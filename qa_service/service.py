@@ -110,13 +110,26 @@ class Services:
         return self._answerer
 
     def warm(self) -> None:
-        """Open the index, load BM25 and the embedding model now, so the first request is not slow."""
+        """Open the default corpus, load its BM25 and the embedding model now, so the first request is not
+        slow. The other corpora are readied in a thread of their own while the worker already serves: start-up
+        does not grow with their number, and a request that needs one first waits for it no longer than it
+        would have at start."""
         try:
-            for name in self.corpora.names():
-                self.corpora.open(name).load_lexical()
+            names = self.corpora.names()
+            self.corpora.open(names[0]).load_lexical()
             self.index.embedder.embed_query(["warm-up"])
         except Exception as exc:  # noqa: BLE001 - an empty or unreachable index is reported per request
             log.warning("warm-up skipped: %s", exc)
+            return
+        if len(names) > 1:
+            threading.Thread(target=self._warm_corpora, args=(names[1:],), name="warm-corpora", daemon=True).start()
+
+    def _warm_corpora(self, names: Sequence[str]) -> None:
+        for name in names:
+            try:
+                self.corpora.open(name).load_lexical()
+            except Exception as exc:  # noqa: BLE001 - dropped meanwhile, or unreachable: the request that needs it says so
+                log.warning("warm-up of corpus %s skipped: %s", name, exc)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
         """In-process answering for notebooks and scripts: the typed Answer, no HTTP."""
