@@ -57,8 +57,13 @@ class ExtractiveModel:
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
                every: bool = False) -> str:
-        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score."""
-        pool = [s for s in sources if s.paper_id in about] or sources
+        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score.
+
+        A question about several papers that names some ("which papers report on MMLU-Pro?") is
+        answered from all the sources, the named ones always among them: a name narrows a one-paper
+        question, but the papers that do the same thing without the name are part of the list."""
+        plural = is_plural(question) and not every
+        pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
         quantity = asks_quantity(question)
         per_source = [c for c in self._candidates(question, pool, corpus, quantity) if c]
         if not per_source:
@@ -68,8 +73,8 @@ class ExtractiveModel:
         t = self.tuning
         if every and about:
             chosen = [cands[0] for cands in per_source]
-        elif is_plural(question) and len(per_source) > 1:
-            picked = [c for c in per_source if c[0].score >= t.multi_share * top][: t.max_papers]
+        elif plural and len(per_source) > 1:
+            picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
             chosen = [cands[0] for cands in picked]  # one best sentence from each relevant paper
         else:
             picked = [per_source[0]]

@@ -9,7 +9,8 @@ from typing import Iterable
 from .records import Paper
 from .textclean import clean_text
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
+# a hyphen may be typeset as U+2010 or the non-breaking U+2011 ("MMLU‑Pro"): the same name
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-\u2010\u2011]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
 _BOLD_RAW = re.compile(r"\*\*([^*]{2,40})\*\*|\\textbf\{([^{}]{2,40})\}|\\emph\{([^{}]{2,40})\}")
 _INTRO = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:first\s+|further\s+)?(?:propose|introduce|present|develop|design)s?\b",
@@ -30,14 +31,14 @@ def is_name_like(token: str) -> bool:
     """RouterArena, RLP, reAR, K²-Agent, CUDA-L1: shapes that names of methods take."""
     if token in _GENERIC or len(token) < 3 or not any(c.isalpha() for c in token):
         return False
-    if any(part.isalpha() and part.islower() and len(part) > 2 for part in token.split("-")[1:]):
+    if any(part.isalpha() and part.islower() and len(part) > 2 for part in re.split(r"[-\u2010\u2011]", token)[1:]):
         return False  # VMP-protected, LLM-based: a qualifier, not a name
     inner_upper = any(c.isupper() for c in token[1:])
     has_digit = any(c.isdigit() or c in "²³" for c in token)
     return inner_upper or (has_digit and token[0].isupper())
 
 
-_QUESTION_WORD = re.compile(r"[\w²³\-]+")
+_QUESTION_WORD = re.compile(r"[\w²³\-\u2010\u2011]+")
 
 
 def question_names(question: str) -> set[str]:

@@ -21,7 +21,7 @@ from .config import Settings
 from .labels import is_name_like, name_candidates
 from .records import NameMatch
 
-_WORD = re.compile(r"[\w²³'’\-]+")
+_WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
@@ -95,7 +95,7 @@ class NameResolver:
 
         Only the first `max_typo_lookups` words that could be typos are looked up, each a scan of
         every name: a question's work stays bounded however many name-shaped words it holds."""
-        words = [_POSSESSIVE.sub("", w).strip("'’-") for w in _WORD.findall(question)[: self.settings.max_question_words]]
+        words = [_POSSESSIVE.sub("", w).strip("'’-\u2010\u2011") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
         candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
         known = {w: self.known_word(w) for w in words}  # each word analysed once

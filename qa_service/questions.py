@@ -10,7 +10,13 @@ import html
 import re
 from dataclasses import dataclass
 
-_PLURAL = re.compile(r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b|\bany\b", re.I)
+# "any" asks for papers when it opens the question ("Any method for that?") or qualifies a paper
+# ("is there any work on..."), not as a determiner inside one ("without any external reward")
+_PLURAL = re.compile(
+    r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b"
+    r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b",
+    re.I,
+)
 _QUANTITY = re.compile(
     r"\bhow\s+(?:much|many|large|big|fast|faster|long|often|well|good|accurate)\b|\bby how much\b|\bwhat\s+(?:\w+\s+){0,3}"
     r"(?:score|accuracy|rate|speed-?up|percentage|number|size|gain|improvement|success)\b",

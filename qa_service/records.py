@@ -367,7 +367,7 @@ class Verdict:
     answerable: bool
     reason: RefusalReason | None = None
     detail: str = ""
-    about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved
+    about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved. A list question cites these and may cite others
     every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
 
     @classmethod

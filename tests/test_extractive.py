@@ -50,6 +50,22 @@ def test_several_papers_for_a_question_about_several(answerer):
     assert len(cited) >= 3
 
 
+def _source(n: int, pid: str, label: str, text: str) -> Source:
+    return Source(n, pid, label, text, [Passage(0, len(text), text)])
+
+
+def test_a_plural_question_that_names_a_paper_lists_the_others_too():
+    """A name narrows a one-paper question to its paper; a list question keeps the named paper
+    (whatever its sentence scores) and still weighs every other source."""
+    sources = [_source(1, "p:1", "Tequila", "Tequila makes ternary LLMs practical."),
+               _source(2, "p:2", "GPTQ", "GPTQ quantizes LLM weights after training."),
+               _source(3, "p:3", "WebBench", "A benchmark of web agents.")]
+    model = ExtractiveModel()
+    listed = model.answer("Which papers quantize LLM weights, like Tequila?", sources, about=("p:1",))
+    assert "[1]" in listed and "[2]" in listed and "[3]" not in listed
+    assert model.answer("How does Tequila quantize LLM weights?", sources, about=("p:1",)) == "Tequila makes ternary LLMs practical [1]."
+
+
 @pytest.mark.parametrize(
     "question",
     ["What learning rate does Tequila use?", "Who are the authors of the NewtonBench paper?", "What dropout rate does SERE use?"],
@@ -186,7 +202,7 @@ def test_one_close_sentence_makes_a_paper_relevant(tmp_path):
 def test_held_out_and_fresh_answer_targets(answerer):
     """Measured on questions nobody tuned on: the held-out split and the two fresh files, each written blind
     before a change. Together (196 questions): answerable refused 3.9%, single gold cited 0.95, named cited
-    1.0, multi gold cited 0.705 (the 0.75 target is not met: guarded where it stands)."""
+    1.0, multi gold cited 0.769 (the target is 0.75) at gold precision 0.786."""
     questions = read_questions(HELDOUT_QUESTIONS) + read_questions(FRESH_QUESTIONS) + read_questions(FRESH2_QUESTIONS)
     report = evaluate_answers(
         lambda q: answerer.ask(q),
@@ -197,5 +213,6 @@ def test_held_out_and_fresh_answer_targets(answerer):
     assert summary["overall"]["refused_answerable"] <= 0.05
     assert summary["single"]["citation_recall"] >= 0.94
     assert summary["overall"]["named_cited"] >= 0.95
-    assert summary["multi"]["citation_recall"] >= 0.68
+    assert summary["multi"]["citation_recall"] >= 0.75
+    assert summary["multi"]["gold_precision"] >= 0.77  # recall is not bought by citing everything
     assert summary["overall"]["citation_precision"] == 1.0 and summary["overall"]["sentence_support"] == 1.0

@@ -70,6 +70,12 @@ def test_a_named_paper_is_found_however_it_is_written(retriever, question, label
     assert named and named[0].label == label and found.hits[0].named
 
 
+def test_a_name_typeset_with_a_non_breaking_hyphen_is_the_same_name(retriever):
+    """RLP's abstract writes MMLU\u2011Pro (U+2011): it is one of the papers that name MMLU-Pro."""
+    found = retriever.retrieve("Which papers report results on MMLU-Pro?", 8)
+    assert "000_e3b5a0511f204a83:5" in {h.paper_id for h in found.hits if h.named}
+
+
 def test_a_near_miss_name_is_offered_as_did_you_mean(retriever):
     found = retriever.retrieve("What is RoutrArena?", 5)
     assert found.suggestions == ["RouterArena"]
