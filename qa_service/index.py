@@ -677,6 +677,13 @@ class Index:
             }
         return stats
 
+    def paper_count(self) -> int:
+        """Papers served, without a first touch of the store when the count is not known yet: the
+        manifest's figure (Chroma's first call on a collection costs ~0.3 s; a liveness probe must not wait)."""
+        found = self.files.read()  # read anew: a corpus another process dropped has none (and its count fails)
+        papers = found.data.get("papers")
+        return papers if not found.problem and isinstance(papers, int) else self.papers.count()
+
     def require_ready(self) -> None:
         if self.stats()["papers"] == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")

@@ -117,6 +117,7 @@ class Services:
         try:
             names = self.corpora.names()
             self.corpora.open(names[0]).load_lexical()
+            self.corpora.open(names[0]).stats()  # Chroma's first call on each collection, off the first request
             self.index.embedder.embed_query(["warm-up"])
         except Exception as exc:  # noqa: BLE001 - an empty or unreachable index is reported per request
             log.warning("warm-up skipped: %s", exc)
@@ -127,7 +128,9 @@ class Services:
     def _warm_corpora(self, names: Sequence[str]) -> None:
         for name in names:
             try:
-                self.corpora.open(name).load_lexical()
+                index = self.corpora.open(name)
+                index.load_lexical()
+                index.stats()
             except Exception as exc:  # noqa: BLE001 - dropped meanwhile, or unreachable: the request that needs it says so
                 log.warning("warm-up of corpus %s skipped: %s", name, exc)
 

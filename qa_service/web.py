@@ -118,7 +118,7 @@ def healthz() -> Any:
         corpora.follow(None)  # a Chroma server: probes alone keep an idle worker's corpus versions fresh
         for name in corpora.names():
             try:
-                counts[name] = corpora.open(name).papers.count()
+                counts[name] = corpora.open(name).paper_count()
             except Exception:  # noqa: BLE001 - e.g. dropped by another process a moment ago
                 continue
     except Exception:  # noqa: BLE001 - liveness must not depend on the store
