@@ -4,8 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -14,10 +12,8 @@ from qa_service.cli import main
 from qa_service.corpus import load_corpus
 from qa_service.index import Index
 from qa_service.records import NO_MATCH, REFUSAL, paper_of
-from qa_service.service import Services
 from qa_service.web import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
-from tests.test_chroma_server import until
 
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"
 SEED_FILE = SEEDS / "000_e3b5a0511f204a83.txt"
@@ -255,21 +251,6 @@ def test_the_three_ways_to_restrict_the_dense_side_agree(client):
             ways.append([(cid, round(cos, 4)) for cid, cos, _ in retriever._dense(part, question, 5, only.where(), lexical, mask)])
         ways.append([(cid, round(cos, 4)) for cid, cos, _ in part.index.dense_chunks(question, 5, where=only.where())])
         assert ways[0] == ways[1] == ways[2] and len(ways[0]) == 5, ways
-
-
-def test_warm_up_readies_the_default_corpus_now_and_the_others_in_the_background(two):
-    """Start-up does not grow with the number of corpora: a worker serves once the default corpus is ready,
-    and the others are loaded by a thread of their own (before, each was loaded before the worker served)."""
-    services = Services(two)
-    conf = services.corpora.open("conf")
-    gate, load = threading.Event(), conf.load_lexical
-    conf.load_lexical = lambda: (gate.wait(20), load())[1]  # a corpus slow to load
-    started = time.monotonic()
-    services.warm()
-    assert time.monotonic() - started < 10 and not conf.lexical.chunk_ids  # warm() did not wait for it
-    assert services.corpora.open("iclr2026").lexical.chunk_ids  # the default corpus: loaded before warm() returned
-    gate.set()
-    assert until(lambda: bool(conf.lexical.chunk_ids), 30)
 
 
 def test_the_liveness_probe_counts_papers_from_the_manifests_without_touching_the_collections(two):
