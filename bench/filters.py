@@ -93,8 +93,8 @@ def build(folder: Path, corpora: dict[str, list[dict]]) -> tuple[Path, float]:
     return data, time.perf_counter() - started
 
 
-def search_run(data: Path, questions: list[str]) -> dict:
-    process, url, _ = start_server(str(data), threads=4)
+def search_run(data: Path, questions: list[str], extra_env: dict | None = None) -> dict:
+    process, url, _ = start_server(str(data), extra_env, threads=4)
     session = requests.Session()
     variants = {"unfiltered": None, **FILTERS}
     timings: dict[str, list[float]] = {name: [] for name in variants}
