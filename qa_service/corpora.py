@@ -99,12 +99,12 @@ class Scope:
         total = 0
         for part in self.parts:
             allowed = self.allowed(part)
-            total += part.index.stats()["papers"] if allowed is None else len(allowed)
+            total += part.index.stats().papers if allowed is None else len(allowed)
         return total
 
     def require_ready(self) -> None:
         """At least one corpus of the scope holds papers."""
-        if not any(part.index.stats()["papers"] for part in self.parts):
+        if not any(part.index.stats().papers for part in self.parts):
             which = "the corpus" if len(self.parts) == 1 else "the corpora"
             raise NotIndexed(f"{which} {', '.join(self.names)} {'is' if len(self.parts) == 1 else 'are'} empty: "
                              f"run `qa-service ingest` (or `make run`) first")
@@ -112,9 +112,9 @@ class Scope:
     def info(self) -> IndexInfo:
         """Papers, build date and embedding model over the scope, for the answer's `index`."""
         stats = [part.index.stats() for part in self.parts]
-        built = [s["built_at"] for s in stats if s.get("built_at")]
-        return IndexInfo(sum(s["papers"] for s in stats), max(built) if built else None,
-                         stats[0]["embedding_model"] if stats else None)
+        built = [s.built_at for s in stats if s.built_at]
+        return IndexInfo(sum(s.papers for s in stats), max(built) if built else None,
+                         stats[0].embedding_model if stats else None)
 
     def part_of(self, name: str) -> Part:
         return next(part for part in self.parts if part.name == name)
@@ -264,7 +264,7 @@ class Corpora:
         where = filter.where()
         if where is None:
             return None
-        key = (part.name, part.index.stats()["version"], filter.key)
+        key = (part.name, part.index.stats().version, filter.key)
         with self._lock:
             if key in self._allowed:
                 self._allowed.move_to_end(key)
@@ -293,7 +293,7 @@ class Corpora:
 
     def records(self, part: Part) -> list[Paper]:
         """Every paper of a corpus, metadata only (no text), kept per corpus version."""
-        version = part.index.stats()["version"]
+        version = part.index.stats().version
         cached = self._records.get(part.name)
         if cached is None or cached[0] != version:
             cached = (version, part.index.list_papers())
@@ -302,7 +302,7 @@ class Corpora:
 
     def known(self, part: Part) -> "Known":
         """The authors, venues and years a corpus's records name (normalised -> as written), kept per version."""
-        version = part.index.stats()["version"]
+        version = part.index.stats().version
         cached = self._known.get(part.name)
         if cached is None or cached[0] != version:
             known = Known({}, {}, set())
@@ -331,8 +331,8 @@ class Corpora:
     def describe(self, name: str) -> dict:
         """One corpus as `qa-service corpora` and /api/corpora list it."""
         stats = self.get(name).stats()
-        return {"name": name, "default": name == self.default_name, "papers": stats["papers"], "chunks": stats["chunks"],
-                "version": stats["version"], "built_at": stats["built_at"], "embedding_model": stats["embedding_model"]}
+        return {"name": name, "default": name == self.default_name, "papers": stats.papers, "chunks": stats.chunks,
+                "version": stats.version, "built_at": stats.built_at, "embedding_model": stats.embedding_model}
 
     def idf(self, term: str) -> float:
         """A term's rarity over every corpus loaded (the same as one corpus's when there is one)."""

@@ -38,7 +38,7 @@ from .lexical import LexicalIndex, empty_lexical
 from .locking import StoreLocks
 from .manifest import ManifestFiles, ManifestRead
 from .names import build_name_book, lowercase_words, paper_names
-from .records import Chunk, LexicalLoad, Paper, StoredHashes, WriterStatus, chunk_id, paper_of
+from .records import Chunk, IndexStats, LexicalLoad, Paper, StoredHashes, WriterStatus, chunk_id, paper_of
 from .store import GuardedCollection, close_client, open_client, store_error
 from .tokens import token_counter
 from .versions import COPY_PAPERS, Pair, Versions, View, Views
@@ -86,7 +86,7 @@ class Index:
         self._count = token_counter(settings.tokenizer_encoding)
         self._manifest_cache: ManifestRead | None = None
         self._manifest_read_at = 0.0
-        self._stats: dict | None = None
+        self._stats: IndexStats | None = None
         self.registry: Any = None  # the registry of corpora sharing this index's client (corpora.py): it reopens them all
 
     # -- opening ---------------------------------------------------------------
@@ -666,15 +666,15 @@ class Index:
         """Counts and build date, computed once per corpus version."""
         manifest = self.current_manifest()
         stats = self._stats
-        if stats is None or stats["version"] != manifest.get("version"):
-            stats = self._stats = {
-                "papers": self.papers.count(),
-                "chunks": self.chunks.count(),
-                "built_at": manifest.get("built_at"),
-                "embedding_model": self.model_id,
-                "version": manifest.get("version"),
-                "generation": int(manifest.get("generation") or 0),
-            }
+        if stats is None or stats.version != manifest.get("version"):
+            stats = self._stats = IndexStats(
+                papers=self.papers.count(),
+                chunks=self.chunks.count(),
+                built_at=manifest.get("built_at"),
+                embedding_model=self.model_id,
+                version=manifest.get("version"),
+                generation=int(manifest.get("generation") or 0),
+            )
         return stats
 
     def paper_count(self) -> int:
@@ -685,7 +685,7 @@ class Index:
         return papers if not found.problem and isinstance(papers, int) else self.papers.count()
 
     def require_ready(self) -> None:
-        if self.stats()["papers"] == 0:
+        if self.stats().papers == 0:
             raise NotIndexed("the index is empty: run `qa-service ingest` (or `make run`) first")
 
     def get_papers(self, ids: Sequence[str], with_text: bool = True, pair: Pair | None = None) -> dict[str, Paper]:
@@ -719,7 +719,7 @@ class Index:
 
     def dense_chunks(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float, dict]]:
         """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) or `ids` restricts the search itself."""
-        total = self.stats()["chunks"]
+        total = self.stats().chunks
         if total == 0:
             return []
         vector = self.embedder.embed_query([question])[0]
@@ -736,16 +736,16 @@ class Index:
             )
         return [(cid, 1.0 - float(dist), {"text": doc, **meta}) for cid, doc, meta, dist in rows]
 
-    def readiness(self) -> dict:
+    def readiness(self) -> IndexStats:
         """What serving needs, each checked: the store opens and holds papers, BM25 matches the corpus
         version (rebuilt first when it can be), and a test query returns. Raises naming the damaged part."""
         self.require_ready()
         lexical = self.load_lexical()
         stats = self.stats()
-        if lexical.version != stats["version"] or len(lexical.chunk_ids) != stats["chunks"]:
+        if lexical.version != stats.version or len(lexical.chunk_ids) != stats.chunks:
             raise StoreDamaged(
-                f"the lexical index (BM25, {self.bm25_path}) does not match the corpus version {stats['version']} "
-                f"({len(lexical.chunk_ids)} chunks, the store {stats['chunks']}): run `qa-service check --repair`"
+                f"the lexical index (BM25, {self.bm25_path}) does not match the corpus version {stats.version} "
+                f"({len(lexical.chunk_ids)} chunks, the store {stats.chunks}): run `qa-service check --repair`"
             )
         if not self.dense_chunks(PROBE, 1):
             raise StoreDamaged(f"a test query on the vector store in {self.settings.data_dir} returned nothing: run `qa-service check --repair`")

@@ -28,7 +28,7 @@ from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
-from .records import Answer, LexicalLoad, WriterStatus
+from .records import Answer, IndexStats, LexicalLoad, WriterStatus
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 LOAD_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60)  # BM25 at start: 57 papers to 20,000
@@ -47,7 +47,7 @@ def multiprocess_dir() -> str | None:
 class IndexFacts(Collector):
     """The index as it is at scrape time: the same whichever worker answers, so never summed."""
 
-    def __init__(self, stats: Callable[[], dict], writer: Callable[[], WriterStatus]):
+    def __init__(self, stats: Callable[[], IndexStats], writer: Callable[[], WriterStatus]):
         self._stats = stats
         self._writer = writer
 
@@ -57,12 +57,12 @@ class IndexFacts(Collector):
         except Exception:  # noqa: BLE001 - a scrape reports what it can, even with the index down
             stats = None
         if stats is not None:
-            yield GaugeMetricFamily("qa_index_papers", "Papers in the index.", value=stats.get("papers") or 0)
-            yield GaugeMetricFamily("qa_index_chunks", "Chunks in the index.", value=stats.get("chunks") or 0)
+            yield GaugeMetricFamily("qa_index_papers", "Papers in the index.", value=stats.papers)
+            yield GaugeMetricFamily("qa_index_chunks", "Chunks in the index.", value=stats.chunks)
             yield GaugeMetricFamily("qa_index_generation", "Corpus versions written so far: +1 with every ingest that changed it.",
-                                    value=stats.get("generation") or 0)
+                                    value=stats.generation)
             info = InfoMetricFamily("qa_index", "Corpus version being served and embedding model.")
-            info.add_metric([], {"version": str(stats.get("version") or ""), "embedding_model": str(stats.get("embedding_model") or "")})
+            info.add_metric([], {"version": stats.version or "", "embedding_model": stats.embedding_model or ""})
             yield info
         try:
             writer = self._writer()
@@ -78,7 +78,7 @@ class IndexFacts(Collector):
 class Metrics:
     """Counters of this process (summed over workers in multiprocess mode) and the scrape registry."""
 
-    def __init__(self, stats: Callable[[], dict] = dict, writer: Callable[[], WriterStatus] = WriterStatus) -> None:
+    def __init__(self, stats: Callable[[], IndexStats] = IndexStats, writer: Callable[[], WriterStatus] = WriterStatus) -> None:
         self.registry = CollectorRegistry()  # what a scrape reads
         self.multiprocess = multiprocess_dir() is not None
         r = None if self.multiprocess else self.registry  # in multiprocess mode the values live in files

@@ -472,6 +472,18 @@ class Timings:
         return cls(float(data.get("retrieve", 0.0)), float(data.get("generate", 0.0)), float(data.get("total", 0.0)))
 
 
+@dataclass(frozen=True)
+class IndexStats:
+    """One corpus version as stored: counted once per version (Index.stats), read by every route and metric."""
+
+    papers: int = 0
+    chunks: int = 0
+    built_at: str | None = None
+    embedding_model: str | None = None
+    version: str | None = None
+    generation: int = 0
+
+
 @dataclass
 class IndexInfo:
     papers: int = 0

@@ -68,9 +68,9 @@ def info() -> Any:
     except QAError as exc:
         empty = {"papers": 0, "chunks": 0, "built_at": None, "embedding_model": None}
         return jsonify(model=None, auth_required=auth, index=empty, limits=limits, corpora=[], error=exc.to_dict()["error"])
-    built = [s["built_at"] for s in stats if s["built_at"]]
-    index = {"papers": sum(s["papers"] for s in stats), "chunks": sum(s["chunks"] for s in stats),
-             "built_at": max(built) if built else None, "embedding_model": stats[0]["embedding_model"]}
+    built = [s.built_at for s in stats if s.built_at]
+    index = {"papers": sum(s.papers for s in stats), "chunks": sum(s.chunks for s in stats),
+             "built_at": max(built) if built else None, "embedding_model": stats[0].embedding_model}
     return jsonify(model=model, auth_required=auth, limits=limits, index=index, corpora=scope.names)
 
 
@@ -134,7 +134,7 @@ def readyz() -> Any:
     try:
         scope = open_scope(names, MetadataFilter())
         scope.require_ready()
-        counts = {part.name: part.index.readiness()["papers"] if part.index.stats()["papers"] else 0 for part in scope.parts}
+        counts = {part.name: part.index.readiness().papers if part.index.stats().papers else 0 for part in scope.parts}
         return jsonify(status="ready", papers=sum(counts.values()), corpora=counts)
     except NotFound:
         raise

@@ -119,7 +119,7 @@ def test_bm25_is_loaded_from_disk_not_rebuilt(seed_settings, seed_index):
 
 def test_stats_and_listing(seed_index):
     stats = seed_index.stats()
-    assert stats["papers"] == 57 and stats["chunks"] > 57 and stats["built_at"]
+    assert stats.papers == 57 and stats.chunks > 57 and stats.built_at
     listing = seed_index.list_papers()
     assert [r.id for r in listing[:2]] == ["000_e3b5a0511f204a83:1", "000_e3b5a0511f204a83:2"]
     assert listing[1].label == "RouterArena"

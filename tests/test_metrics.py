@@ -63,7 +63,7 @@ def test_process_and_python_series_are_exported(seed_settings, seed_index):
 def test_index_facts_are_exported_at_scrape_time(seed_settings, seed_index):
     """The corpus version, its generation, and whether an ingest holds the writer lock."""
     body = create_app(seed_settings, index=seed_index).test_client().get("/metrics").get_data(as_text=True)
-    version = seed_index.stats()["version"]
+    version = seed_index.stats().version
     assert f'qa_index_info{{embedding_model="all-MiniLM-L6-v2-onnx-int8",version="{version}"}} 1.0' in body
     assert "qa_index_papers 57.0" in body and "qa_ingest_lock_held 0.0" in body
     assert "qa_index_generation " in body
