@@ -59,8 +59,8 @@ class AnswerabilityJudge:
         ids = [h.paper_id for h in papers]
         asking = asking_part(question)
         for kind in asked_details(asking):
-            if kind is AUTHORS and found.authors:
-                continue  # who wrote what is in the papers' metadata, which named them
+            if kind is AUTHORS and (found.authors or all(h.authors for h in papers)):
+                continue  # who wrote what is in the papers' metadata: it named them, or it lists each paper's authors
             if not any(kind.stated.search(h.text) for h in papers):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
         if named and asks_quantity(asking):

@@ -21,7 +21,7 @@ from .embeddings import VectorCache
 from .errors import ModelError
 from .followups import standalone_question
 from .index import Index
-from .metaquestions import Listing, answer as listing_answer, read_question
+from .metaquestions import Listing, answer as listing_answer, authorship, read_question
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from .records import (
@@ -114,6 +114,10 @@ class Answerer:
         verdict = self.judge.decide(standalone, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
         prepared = Prepared(standalone, asked, None, verdict, found, timings, scope)
+        if verdict.answerable and verdict.about and not found.authors:  # "Who wrote X?": X's metadata, not the model
+            prepared.listing = authorship(standalone, [h for h in found.hits if h.paper_id in verdict.about])
+            if prepared.listing is not None:
+                return prepared
         if verdict.answerable and found.hits:
             prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
                                            self.settings.answer_tokens, history, instructions)

@@ -134,9 +134,23 @@ def load_corpus(paths: Iterable[str | Path]) -> list[Paper]:
         except OSError as exc:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})") from exc
         for paper in batch:
+            _check_unicode(paper, path)
             if paper.id in seen:
                 raise CorpusError(f"{path}: paper id {paper.id!r} already came from {seen[paper.id]}")
             seen[paper.id] = str(path)
         papers.extend(batch)
     assign_labels(papers)
     return papers
+
+
+def _check_unicode(paper: Paper, path: Path) -> None:
+    """JSON lets a file carry half of a surrogate pair ("\\ud800"): no tokenizer, hash or store can
+    encode it, so the file is refused here, before anything is written, naming the paper and field."""
+    fields = [("id", paper.id), ("title", paper.title), ("abstract", paper.abstract), ("venue", paper.venue),
+              ("url", paper.url), *(("authors", a) for a in paper.authors), *(("keywords", k) for k in paper.keywords)]
+    for name, value in fields:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise CorpusError(f"{path}: paper {paper.id!a}: '{name}' is not valid Unicode: it holds a lone surrogate "
+                              f"({value[exc.start]!a} at character {exc.start}); write UTF-8, or \\u escapes in high-low pairs") from None

@@ -336,7 +336,8 @@ class Index:
             source = "cache"
             if loaded is None or loaded.version != version or manifest.get("state") != "ready":
                 if manifest.get("state") == "ready" and self.bm25_path.exists():
-                    log.warning("the BM25 files in %s are damaged or stale: rebuilt from the store", self.bm25_path)
+                    log.warning("the BM25 files in %s are damaged, stale or from an older qa-service: rebuilt from the store "
+                                "(a cache of it, nothing is lost)", self.bm25_path)
                 loaded, source = self.rebuild_lexical(version), "rebuilt"
             view.lexical = loaded
             self._loaded(LexicalLoad(version, source, time.perf_counter() - started, len(loaded.chunk_ids)))

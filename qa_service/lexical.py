@@ -27,6 +27,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from .records import paper_of
 
 META = "qa_meta.json"
+NAMES_VERSION = 2  # the rules names.py finds names by (2: a title's name before its colon); a saved index under others is rebuilt
 _STEMMER = Stemmer.Stemmer("english")
 _CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
@@ -147,7 +148,8 @@ class LexicalIndex:
         self.retriever.save(str(tmp), show_progress=False)
         files = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels, "names": self.names, "authors": self.authors, "files": files}
+                "labels": self.labels, "names": self.names, "authors": self.authors, "files": files,
+                "names_version": NAMES_VERSION}
         (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
         if folder.exists():
@@ -219,6 +221,8 @@ class LexicalIndex:
                 return None  # written before names (or their word marks) were kept: rebuild
             if "authors" not in meta:
                 return None  # written before authors were kept: rebuild
+            if meta.get("names_version") != NAMES_VERSION:
+                return None  # its name book was built by other rules: rebuild
             if any(_sha256(folder / name) != digest for name, digest in files.items()):
                 return None  # a file was truncated or overwritten
             retriever = bm25s.BM25.load(str(folder), show_progress=False)

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from .corpora import Part, Scope
 from .filters import FIELDS, MetadataFilter, normalize
 from .lexical import analyze, content_terms
-from .records import Citation, Paper, SourceRef
+from .questions import AUTHORS, asking_part
+from .records import Citation, Paper, PaperHit, SourceRef
 from .textclean import sentence_spans
 
 _ASKS_FOR_PAPERS = re.compile(
@@ -116,6 +117,30 @@ def answer(asked: MetadataQuestion, scope: Scope, limit: int) -> Listing:
     listed = ", ".join(named) + f", and {more} more" if more else _join(named)
     count = f"{len(matching)} paper{'s' if len(matching) != 1 else ''}"
     return Listing(f"{whole} {count} {described}: {listed}.", citations, sources, len(matching))
+
+
+def authorship(question: str, about: list[PaperHit]) -> Listing | None:
+    """"Who wrote RouterArena?": the authors the paper's metadata lists, each paper cited with the first
+    sentence of its abstract that names it (else its first). None when the question does not ask who
+    wrote it, or a paper it is about has no authors in its metadata (then the abstract must say)."""
+    if not about or not AUTHORS.asked.search(asking_part(question)) or not all(h.authors for h in about):
+        return None
+    citations, sources, lines = [], [], []
+    for n, hit in enumerate(about, start=1):
+        start, end = _naming(hit.text, hit.label)
+        citations.append(Citation(n, hit.paper_id, hit.label, hit.text[start:end], start, end, 1.0, True, 0, hit.corpus))
+        sources.append(SourceRef(n, hit.paper_id, hit.label, hit.corpus))
+        lines.append(f"{hit.label} is by {_join(hit.authors)} [{n}].")
+    return Listing(" ".join(lines), citations, sources, len(about))
+
+
+def _naming(text: str, label: str) -> tuple[int, int]:
+    """The first sentence that names the paper's label, else the first sentence."""
+    spans = sentence_spans(text) or [(0, len(text))]
+    for start, end in spans:
+        if label.lower() in text[start:end].lower():
+            return start, end
+    return spans[0]
 
 
 def _about(matching: list[tuple[str, Paper]], terms: set[str], scope: Scope) -> list[tuple[str, Paper]]:

@@ -25,16 +25,23 @@ _WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
+_TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then ": " and the rest of the title
+
 def name_key(text: str) -> str:
     """RouterArena, router-arena, 'Router Arena', K²-Agent -> routerarena, k2agent."""
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
 
 
 def paper_names(label: str, texts: Iterable[str]) -> set[str]:
-    """The names a paper can be called by: the name-shaped words of its text, and its label when one word."""
+    """The names a paper can be called by: the name-shaped words of its text, its label when one word,
+    and the one word before a title's colon ("Murmur: Streaming Speech Recognition..."), which is how
+    papers call themselves even when the name is an ordinary word."""
     names = {n for text in texts for n in name_candidates(text)}
     if label and " " not in label.strip():
         names.add(label.strip())
+    titled = _TITLE_NAME.match(label or "")
+    if titled:
+        names.add(titled.group(1))
     return names
 
 

@@ -95,3 +95,41 @@ def test_a_question_about_an_author_is_answered_from_metadata(web, question, pap
 def test_an_unknown_author_is_no_answer(web):
     answer = web.post("/api/ask", json={"question": "Which papers were written by Grace Kelly?"}).get_json()
     assert answer["insufficient_evidence"]
+
+
+@pytest.mark.parametrize("question", ["Who wrote Murmur?", "who are the authors of murmur", "Murmur: who is the author?"])
+def test_who_wrote_a_paper_is_answered_from_its_metadata(web, question):
+    """Before, "Who wrote X?" was refused as a detail the abstract does not state, even with the authors in the metadata."""
+    answer = web.post("/api/ask", json={"question": question}).get_json()
+    assert not answer["insufficient_evidence"] and answer["grounded"] and answer["model"] == "records", answer
+    assert answer["answer"] == "Murmur: Streaming Speech Recognition with Constant Memory is by Grace Hopper and Claude Shannon [1]."
+    assert [c["paper_id"] for c in answer["citations"]] == ["2401.01234v2"] and answer["citations"][0]["quote"]
+
+
+def test_who_wrote_a_paper_without_authors_in_its_metadata_is_still_no_answer(web):
+    answer = web.post("/api/ask", json={"question": "Who wrote Prism?"}).get_json()  # plain text: no metadata
+    assert answer["insufficient_evidence"] and answer["refusal_reason"] == "detail_missing", answer
+
+
+def test_a_title_names_its_paper_by_the_word_before_its_colon():
+    from qa_service.names import paper_names
+
+    assert "Murmur" in paper_names("Murmur: Streaming Speech Recognition with Constant Memory", [])
+    assert "K2-Agent" in paper_names("K2-Agent: co-evolving know-what", [])
+    assert not {"Sparse", "Lantern", "Sparse Lantern"} & paper_names("Sparse Lantern: Routing Tokens", [])  # two words: no name
+
+
+def test_a_saved_bm25_index_from_other_name_rules_is_rebuilt(seed_settings, seed_index, tmp_path):
+    """Its name book would lack the title names: loading it must fail so that it is rebuilt."""
+    import json
+    import shutil
+
+    from qa_service.lexical import META, LexicalIndex
+
+    saved = tmp_path / "bm25"
+    shutil.copytree(seed_index.bm25_path, saved)
+    assert LexicalIndex.load(saved) is not None
+    meta = json.loads((saved / META).read_text())
+    meta.pop("names_version")
+    (saved / META).write_text(json.dumps(meta))
+    assert LexicalIndex.load(saved) is None

@@ -1,7 +1,9 @@
 import json
 
 import pytest
+from click.testing import CliRunner
 
+from qa_service.cli import main
 from qa_service.corpus import load_corpus, read_seed_file
 from qa_service.errors import CorpusError
 from qa_service.textclean import clean_text, sentence_spans
@@ -179,3 +181,18 @@ def test_usual_paper_ids_are_accepted(tmp_path):
     path = tmp_path / "ok.jsonl"
     path.write_text("".join(json.dumps({"id": i, "abstract": "An abstract."}) + "\n" for i in ids), encoding="utf-8")
     assert [p.id for p in load_corpus([path])] == ids
+
+
+@pytest.mark.parametrize("row", [
+    '{"id": "x1", "abstract": "Bad \\ud800 text. More text."}',
+    '{"id": "x1", "abstract": "Fine text. More text.", "authors": ["Ada \\udc00 Lovelace"]}',
+])
+def test_a_lone_surrogate_in_a_json_file_is_refused_before_anything_is_written(tmp_path, row):
+    """Before, the ingest died with a UnicodeEncodeError traceback while hashing the paper."""
+    path = tmp_path / "bad.jsonl"
+    path.write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"paper 'x1': '(abstract|authors)' is not valid Unicode: it holds a lone surrogate"):
+        load_corpus([path])
+    done = CliRunner().invoke(main, ["ingest", str(path)], env={"QA_DATA_DIR": str(tmp_path / "data")})
+    assert done.exit_code == 1 and "lone surrogate" in done.output and "Traceback" not in done.output
+    assert not (tmp_path / "data").exists()
