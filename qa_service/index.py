@@ -681,7 +681,10 @@ class Index:
     def paper_count(self) -> int:
         """Papers served, without a first touch of the store when the count is not known yet: the
         manifest's figure (Chroma's first call on a collection costs ~0.3 s; a liveness probe must not wait)."""
-        found = self.files.read()  # read anew: a corpus another process dropped has none (and its count fails)
+        if self.shared:  # the version this process serves, which may not be the one the manifest names yet
+            found = self._current().manifest or ManifestRead({}, "none served yet")
+        else:
+            found = self.files.read()  # read anew: a corpus another process dropped has none (and its count fails)
         papers = found.data.get("papers")
         return papers if not found.problem and isinstance(papers, int) else self.papers.count()
 
