@@ -30,19 +30,19 @@ class AnswerabilityJudge:
         self.closeness = closeness
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
+        asking = asking_part(question)
         named = [h for h in found.hits if h.named]
         if named:
-            return self._about(question, named, found, named=True)
+            return self._about(asking, named, found, named=True)
         relevant = [h for h in found.hits if h.relevant] or self._close(question, found.hits)
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
-        asking = asking_part(question)
         unknown = [n for n in found.unknown_names if n in asking]
         if unknown and not sure and not (is_plural(question) and relevant):
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(unknown))
         if not relevant:
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
-            return self._about(question, relevant[:1], found, named=False)
+            return self._about(asking, relevant[:1], found, named=False)
         return Verdict.yes()  # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split)
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
@@ -54,10 +54,9 @@ class AnswerabilityJudge:
         close = sorted((s, i) for i, s in enumerate(scores) if s >= self.settings.sentence_floor)
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
-    def _about(self, question: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
-        """The question is about these papers: does any of their abstracts state the kind of detail asked?"""
+    def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
+        """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?"""
         ids = [h.paper_id for h in papers]
-        asking = asking_part(question)
         for kind in asked_details(asking):
             if kind is AUTHORS and (found.authors or all(h.authors for h in papers)):
                 continue  # who wrote what is in the papers' metadata: it named them, or it lists each paper's authors

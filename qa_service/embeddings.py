@@ -8,7 +8,6 @@ from, and the index always passes it explicitly.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -18,6 +17,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from .checksums import file_sha256
 from .config import Settings
 from .errors import ConfigError
 
@@ -27,18 +27,10 @@ TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm" / "tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _verified(path: Path, expected: str, what: str) -> Path:
     if not path.is_file():
         raise ConfigError(f"{what} not found at {path}; reinstall the package (pip install -e .)")
-    if _sha256(path) != expected:
+    if file_sha256(path) != expected:
         raise ConfigError(f"{what} at {path} does not match its sha256; reinstall it")
     return path
 

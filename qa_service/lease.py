@@ -38,6 +38,7 @@ from typing import Any, Callable, Iterator
 from chromadb.errors import IDAlreadyExistsError, NotFoundError, UniqueConstraintError
 
 from .errors import StoreBusy
+from .locking import wait_for_writer
 from .records import WriterStatus
 
 log = logging.getLogger(__name__)
@@ -99,31 +100,26 @@ class ChromaLease:
             raise self.failed(exc) from exc
 
     def _acquire(self, wait: float, on_wait: Callable[[str], None] | None, take_over: bool) -> None:
-        deadline = time.monotonic() + max(0.0, wait)
         seen: tuple[str, Any] | None = None
         seen_at = time.monotonic()
-        told = False
-        while True:
-            if self._create():
-                return
-            holder = self._holder()
-            if holder is not None:
-                key = (str(holder.id), (holder.metadata or {}).get("beat"))
-                if key != seen:
-                    seen, seen_at = key, time.monotonic()
-                elif take_over and time.monotonic() - seen_at >= self.lease:
-                    self._break(holder)
-                    continue
-            owner = ((holder.metadata or {}).get("owner") if holder is not None else "") or "another process"
-            if time.monotonic() >= deadline:
-                raise StoreBusy(
-                    f"another writer ({owner}) is changing {self.where}; try again when it has finished "
-                    f"(waited {wait:g} s; QA_WRITER_WAIT sets how long)"
-                )
-            if on_wait and not told:
-                on_wait(f"waiting up to {wait:g} s for another writer ({owner}) to finish with {self.where}")
-                told = True
-            time.sleep(POLL_SECONDS)
+
+        def attempt() -> str | None:
+            """Take the lock (None), breaking a holder that has not beaten for a whole lease; else its owner."""
+            nonlocal seen, seen_at
+            while True:
+                if self._create():
+                    return None
+                holder = self._holder()
+                if holder is not None:
+                    key = (str(holder.id), (holder.metadata or {}).get("beat"))
+                    if key != seen:
+                        seen, seen_at = key, time.monotonic()
+                    elif take_over and time.monotonic() - seen_at >= self.lease:
+                        self._break(holder)
+                        continue
+                return ((holder.metadata or {}).get("owner") if holder is not None else "") or "another process"
+
+        wait_for_writer(attempt, self.where, wait, on_wait, POLL_SECONDS)
 
     def _create(self) -> bool:
         meta = {"owner": f"{socket.gethostname()} pid {os.getpid()} since {time.strftime('%H:%M:%S')}",

@@ -7,7 +7,6 @@ server it travels as bytes (`to_bytes`), stored in Chroma beside the version it 
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -24,6 +23,7 @@ import Stemmer
 
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
+from .checksums import file_sha256
 from .records import paper_of
 
 META = "qa_meta.json"
@@ -146,7 +146,7 @@ class LexicalIndex:
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".bm25-"))
         self.retriever.save(str(tmp), show_progress=False)
-        files = {p.name: _sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
+        files = {p.name: file_sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
                 "labels": self.labels, "names": self.names, "authors": self.authors, "files": files,
                 "names_version": NAMES_VERSION}
@@ -223,7 +223,7 @@ class LexicalIndex:
                 return None  # written before authors were kept: rebuild
             if meta.get("names_version") != NAMES_VERSION:
                 return None  # its name book was built by other rules: rebuild
-            if any(_sha256(folder / name) != digest for name, digest in files.items()):
+            if any(file_sha256(folder / name) != digest for name, digest in files.items()):
                 return None  # a file was truncated or overwritten
             retriever = bm25s.BM25.load(str(folder), show_progress=False)
             lexical = cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"],
@@ -231,14 +231,6 @@ class LexicalIndex:
         except Exception:  # noqa: BLE001 - whatever a damaged file raises (OSError, ValueError, KeyError...), rebuild
             return None
         return lexical
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def empty_lexical(version: str = "") -> LexicalIndex:

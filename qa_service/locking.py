@@ -66,19 +66,12 @@ class StoreLocks:
             os.close(fd)  # closing releases the flock
 
     def _acquire_writer(self, fd: int, wait: float, on_wait: Callable[[str], None] | None) -> None:
-        deadline = time.monotonic() + max(0.0, wait)
-        told = False
-        while not _try_lock(fd, fcntl.LOCK_EX):
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-            if time.monotonic() >= deadline:
-                raise StoreBusy(
-                    f"another writer ({holder}) is changing {self.folder}; try again when it has finished "
-                    f"(waited {wait:g} s; QA_WRITER_WAIT sets how long)"
-                )
-            if on_wait and not told:
-                on_wait(f"waiting up to {wait:g} s for another writer ({holder}) to finish with {self.folder}")
-                told = True
-            time.sleep(POLL_SECONDS)
+        def attempt() -> str | None:
+            if _try_lock(fd, fcntl.LOCK_EX):
+                return None
+            return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+
+        wait_for_writer(attempt, self.folder, wait, on_wait, POLL_SECONDS)
 
     def writer_status(self) -> WriterStatus:
         """Is the writer lock held now, and by whom (for /metrics)? A shared probe, let go at once."""
@@ -184,6 +177,24 @@ class StoreLocks:
             self.folder.mkdir(parents=True, exist_ok=True)
             return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         return os.open(path, os.O_RDWR)
+
+
+def wait_for_writer(attempt: Callable[[], str | None], where: object, wait: float,
+                    on_wait: Callable[[str], None] | None, poll: float) -> None:
+    """Retry `attempt` (None: taken; else who holds it) until `wait` runs out, then StoreBusy:
+    one loop for the file lock and the Chroma lease, so their waits and messages cannot drift apart."""
+    deadline = time.monotonic() + max(0.0, wait)
+    told = False
+    while (holder := attempt()) is not None:
+        if time.monotonic() >= deadline:
+            raise StoreBusy(
+                f"another writer ({holder}) is changing {where}; try again when it has finished "
+                f"(waited {wait:g} s; QA_WRITER_WAIT sets how long)"
+            )
+        if on_wait and not told:
+            on_wait(f"waiting up to {wait:g} s for another writer ({holder}) to finish with {where}")
+            told = True
+        time.sleep(poll)
 
 
 def _try_lock(fd: int, kind: int) -> bool:

@@ -47,30 +47,30 @@ def _symbol(match: re.Match) -> str:
     return _LATEX_SYMBOLS.get(match.group(1), match.group(0))
 
 
+def _until_stable(text: str, rounds: int, steps: tuple[tuple[re.Pattern, str], ...]) -> str:
+    """The substitutions applied in turn until nothing changes, at most `rounds` times: nested markup unwraps
+    from the inside out, one layer a round."""
+    for _ in range(rounds):
+        before = text
+        for pattern, replacement in steps:
+            text = pattern.sub(replacement, text)
+        if text == before:
+            break
+    return text
+
+
 def clean_text(raw: str) -> str:
     """Normalise LaTeX and markdown emphasis to plain readable text, one line."""
     text = unicodedata.normalize("NFC", raw)
     text = _CONTROL.sub("", text)
-    for _ in range(4):  # nested markup unwraps from the inside out
-        before = text
-        text = _TWO_ARGS.sub(r"\1", text)
-        text = _CMD_WITH_ARG.sub(r"\1", text)
-        text = _FONT_GROUP.sub(r"\1", text)
-        if text == before:
-            break
+    text = _until_stable(text, 4, ((_TWO_ARGS, r"\1"), (_CMD_WITH_ARG, r"\1"), (_FONT_GROUP, r"\1")))
     text = _MATH.sub(lambda m: m.group(1), text)
     text = _SUPERSCRIPT.sub(lambda m: (m.group(1) or m.group(2)).translate(_SUPERSCRIPTS), text)
     text = _SYMBOL.sub(_symbol, text)
     text = text.replace("\\%", "%").replace("\\&", "&").replace("\\_", "_").replace("\\#", "#")
     text = text.replace("\\$", "$").replace("``", "“").replace("''", "”").replace("---", "—")
     text = re.sub(r"(?<=[\w,.;:)])~(?=[\w(])", " ", text)  # LaTeX non-breaking space; /~user in URLs stays
-    for _ in range(3):
-        before = text
-        text = _BOLD.sub(r"\2", text)
-        text = _ITALIC_STAR.sub(r"\1", text)
-        text = _ITALIC_UNDERSCORE.sub(r"\1", text)
-        if text == before:
-            break
+    text = _until_stable(text, 3, ((_BOLD, r"\2"), (_ITALIC_STAR, r"\1"), (_ITALIC_UNDERSCORE, r"\1")))
     text = re.sub(r"\*\*|(?<=\w)\*(?=\w)", "", text)  # bold letters inside words: **D**iversity
     text = text.replace("{", "").replace("}", "") if re.search(r"\\|\{", raw) else text
     text = re.sub(r"\s+", " ", text)

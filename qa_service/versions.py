@@ -320,29 +320,27 @@ class Versions:
 
     def drop_all(self) -> None:
         """Delete every collection of this prefix: each version, then the meta collection (a dropped corpus)."""
-        try:
-            names = [c if isinstance(c, str) else c.name for c in self.client.list_collections()]
-            for name in [n for n in names if self._version_name.match(n)] + [f"{self.prefix}_meta"]:
-                if name in names:
-                    self.client.delete_collection(name)
-        except QAError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise store_error(self.settings, exc) from exc
+        meta = f"{self.prefix}_meta"
+        self._delete(lambda names: [n for n in names if self._version_name.match(n)] + ([meta] if meta in names else []))
 
     def retire(self, keep: set[str], keep_versions: set[str]) -> list[str]:
         """Delete the version collections of this prefix not in `keep`, and the blobs of other versions."""
+        gone = self._delete(lambda names: [n for n in names if self._version_name.match(n) and n not in keep])
+        self.blobs.keep_only(keep_versions)
+        return gone
+
+    def _delete(self, choose: Callable[[list[str]], list[str]]) -> list[str]:
+        """Delete, in order, the collections `choose` picks from the server's names; a failure is the store's error."""
         try:
             names = [c if isinstance(c, str) else c.name for c in self.client.list_collections()]
-            gone = [n for n in names if self._version_name.match(n) and n not in keep]
-            for name in gone:
+            chosen = choose(names)
+            for name in chosen:
                 self.client.delete_collection(name)
         except QAError:
             raise
         except Exception as exc:  # noqa: BLE001
             raise store_error(self.settings, exc) from exc
-        self.blobs.keep_only(keep_versions)
-        return gone
+        return chosen
 
 
 def _age(stamp: Any) -> float:

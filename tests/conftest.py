@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import shutil
 import socket
+import subprocess
+import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
+from bench.common import free_port, wait_until_up
 from qa_service.config import Settings, load_settings
 from qa_service.corpus import load_corpus
 from qa_service.index import Index
@@ -97,3 +103,20 @@ def seed_copy(tmp_path) -> Path:
 def write_seed_file(path: Path, abstracts: list[str]) -> Path:
     path.write_text("ICLR 2026 Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
     return path
+
+
+@contextmanager
+def gunicorn(data_dir: Path, env: dict[str, str]) -> Iterator[str]:
+    """`qa-service serve` (gunicorn) on a free port of 127.0.0.1 over `data_dir`, its output in data_dir/server.log:
+    the URL once /healthz answers, and a clean stop after the block, so the tests start the production server one way."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with (data_dir / "server.log").open("wb") as log:
+        process = subprocess.Popen([sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port)],
+                                   env={**os.environ, "QA_DATA_DIR": str(data_dir), **env}, cwd=ROOT, stdout=log, stderr=log)
+    try:
+        wait_until_up(url, "/healthz", process)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -16,6 +16,7 @@ from werkzeug.serving import make_server
 
 from qa_service.corpus import load_corpus
 from qa_service.index import Index
+from qa_service.models import FakeModel
 from qa_service.records import Completion, ModelRequest, Usage
 from qa_service.web import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
@@ -122,14 +123,24 @@ def server(page_index):
     live.stop()
 
 
-@pytest.fixture
-def gated(page_index):
-    """A server whose model is a GatedModel: (server, model)."""
+def serve_model(page_index, model) -> Iterator[tuple[LiveServer, object]]:
+    """A server on the page corpus whose answers come from `model`: (server, model), stopped after the test."""
     settings, index = page_index
-    model = GatedModel()
     live = LiveServer(create_app(settings, index=index, model=model))
     yield live, model
     live.stop()
+
+
+@pytest.fixture
+def gated(page_index):
+    """A server whose model is a GatedModel: (server, model)."""
+    yield from serve_model(page_index, GatedModel())
+
+
+@pytest.fixture
+def fake_server(page_index):
+    """A server whose model is a FakeModel: (server, model)."""
+    yield from serve_model(page_index, FakeModel())
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +184,16 @@ def phone(browser):
     page.context.close()
 
 
+def send(page, question: str) -> None:
+    """Type a question as a person would and send it with Enter, without waiting for the answer."""
+    page.fill("#question", question)
+    page.press("#question", "Enter")
+
+
 def ask(page, question: str):
     """Type a question as a person would, send it with Enter, and wait for the turn to end."""
     before = page.locator(".turn").count()
-    page.fill("#question", question)
-    page.press("#question", "Enter")
+    send(page, question)
     expect(page.locator(".turn")).to_have_count(before + 1)
     turn = page.locator(".turn").last
     turn.locator(".meta, .error").first.wait_for(timeout=20_000)
@@ -206,3 +222,16 @@ def in_view(page, selector: str) -> bool:
     return page.evaluate(
         "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
         " return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }", selector)
+
+
+def hold_a_long_answer(gated, page) -> threading.Event:
+    """Ask "What is Tequila?" of the gated server and hold its answer after the first words, with 2,000
+    pieces still to come; a plain Tequila answer waits for the next question. Opening the gate lets the rest go."""
+    live, model = gated
+    gate = threading.Event()
+    model.enqueue("We propose Tequila [1]", gate, *[" and more"] * 2000, ".")
+    model.enqueue(TEQUILA)
+    page.goto(live.url)
+    send(page, "What is Tequila?")
+    expect(page.locator(".turn").last.locator(".answer")).to_contain_text("We propose Tequila")
+    return gate

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import requests
 
-from bench.common import free_port, wait_until_up
 from qa_service.corpus import load_corpus
 from qa_service.errors import ConfigError
 from qa_service.index import Index
 from qa_service.serving import check_limits
-from tests.conftest import ROOT, SEEDS, make_settings
+from tests.conftest import SEEDS, gunicorn, make_settings
 
 CLIENT_TIMEOUT = 2  # seconds; short so that the test sees stalled clients dropped
 
@@ -33,17 +29,10 @@ def server(tmp_path_factory):
     """`qa-service serve` with the shipped settings, but a short client timeout."""
     data = tmp_path_factory.mktemp("serving-data")
     Index(make_settings(data)).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
-    port = free_port()
-    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}
-    url = Server(f"http://127.0.0.1:{port}")
-    url.log = data / "server.log"
-    with url.log.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port)],
-                                   env=env, cwd=ROOT, stdout=log, stderr=log)
-    wait_until_up(url, "/healthz", process)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
+    with gunicorn(data, {"QA_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}) as started:
+        url = Server(started)
+        url.log = data / "server.log"
+        yield url
 
 
 def raw(url: str, data: bytes) -> tuple[int, dict, bytes]:

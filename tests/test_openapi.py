@@ -17,13 +17,12 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
-from bench.common import free_port, wait_until_up  # noqa: E402
 from qa_service.corpora import Corpora  # noqa: E402
 from qa_service.corpus import load_corpus  # noqa: E402
 from qa_service.errors import QAError  # noqa: E402
 from qa_service.index import Index  # noqa: E402
 from qa_service.web import create_app  # noqa: E402
-from tests.conftest import ROOT, SEEDS, make_settings  # noqa: E402
+from tests.conftest import ROOT, SEEDS, gunicorn, make_settings  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
@@ -193,17 +192,9 @@ def served(tmp_path_factory):
     corpora = Corpora(make_settings(data))  # two corpora: names and filters are in the document, and fuzzed
     corpora.default.ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
     corpora.open("conf").ingest(load_corpus([ROOT / "tests" / "data" / "metadata_papers.jsonl"]))
-    port = free_port()
-    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_API_KEY": API_KEY, "QA_RATE_LIMIT": "100000 per minute",
-           "QA_ANSWER_RATE_LIMIT": "100000 per minute"}
-    url = f"http://127.0.0.1:{port}"
-    with (data / "server.log").open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "qa_service.cli", "serve", "--port", str(port)],
-                                   env=env, cwd=ROOT, stdout=log, stderr=log)
-    wait_until_up(url, "/healthz", process)
-    yield url
-    process.terminate()
-    process.wait(timeout=30)
+    env = {"QA_API_KEY": API_KEY, "QA_RATE_LIMIT": "100000 per minute", "QA_ANSWER_RATE_LIMIT": "100000 per minute"}
+    with gunicorn(data, env) as url:
+        yield url
 
 
 def test_schemathesis_finds_nothing_with_every_check(served, tmp_path):

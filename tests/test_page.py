@@ -11,7 +11,8 @@ from qa_service.models import FakeModel
 from qa_service.web import create_app
 from tests.conftest import ROOT
 from tests.pagekit import (  # noqa: F401 - fixtures
-    OUTPUT, TEQUILA, LiveServer, ask, assert_clean, browser, expect, gated, in_view, page, page_index, phone, server,
+    OUTPUT, TEQUILA, LiveServer, ask, assert_clean, browser, expect, gated, hold_a_long_answer, in_view, page, page_index,
+    phone, send, server,
 )
 
 
@@ -169,8 +170,7 @@ def test_page_asks_for_the_api_key_once(page_index, page):
         expect(page.locator("#key-form")).to_be_visible()
         page.fill("#api-key", "wrong-key")
         page.click("#key-form button")
-        page.fill("#question", "What is RouterArena?")
-        page.press("#question", "Enter")
+        send(page, "What is RouterArena?")
         expect(page.locator("#key-error")).to_have_text("That key was not accepted; try again.")
         page.fill("#api-key", "page-key-1")
         page.click("#key-form button")
@@ -187,14 +187,8 @@ def test_page_asks_for_the_api_key_once(page_index, page):
 # --- issue 13, one test per defect -------------------------------------------------------------
 
 def test_1_new_conversation_while_streaming_aborts_it_and_starts_clean(gated, page):
-    live, model = gated
-    gate = threading.Event()
-    model.enqueue("We propose Tequila [1]", gate, *[" and more"] * 2000, ".")
-    model.enqueue(TEQUILA)
-    page.goto(live.url)
-    page.fill("#question", "What is Tequila?")
-    page.press("#question", "Enter")
-    expect(page.locator(".turn .answer")).to_contain_text("We propose Tequila")
+    _, model = gated
+    gate = hold_a_long_answer(gated, page)
     page.click("#new-conversation")
     expect(page.locator(".turn")).to_have_count(0)
     expect(page.locator("#ask-button")).to_have_text("Ask")
@@ -216,8 +210,7 @@ def test_2_a_rewritten_follow_up_shows_what_was_searched_as_soon_as_it_is_known(
     model.enqueue("Tequila reaches a 3.0× inference speedup [1]", gate, ".")
     page.goto(live.url)
     ask(page, "What is Tequila?")
-    page.fill("#question", "How much faster is its inference?")
-    page.press("#question", "Enter")
+    send(page, "How much faster is its inference?")
     second = page.locator(".turn").nth(1)
     expect(second.locator(".searched")).to_have_text("Searched as: How much faster is inference with Tequila?")
     assert second.locator(".meta").count() == 0  # shown while the answer is still being written
@@ -251,8 +244,7 @@ def test_4_the_question_box_stays_in_view_and_the_answer_is_followed_unless_scro
     first, second = threading.Event(), threading.Event()
     lines = [f"Tequila line {i} [1].\n\n" for i in range(30)]
     model.enqueue(*lines[:15], first, *lines[15:22], second, *lines[22:])
-    page.fill("#question", "What is Tequila?")
-    page.press("#question", "Enter")
+    send(page, "What is Tequila?")
     answer = page.locator(".turn").last.locator(".answer")
     expect(answer).to_contain_text("Tequila line 14")
     assert in_view(page, ".turn:last-child .answer > :last-child")  # the newest words are followed
@@ -303,8 +295,7 @@ def test_7_citation_markers_are_buttons_while_the_answer_streams(gated, page):
     gate = threading.Event()
     model.enqueue("We propose Tequila [1], a method [", gate, "1].")
     page.goto(live.url)
-    page.fill("#question", "What is Tequila?")
-    page.press("#question", "Enter")
+    send(page, "What is Tequila?")
     answer = page.locator(".turn .answer")
     expect(answer.locator(".cite")).to_have_count(1)
     assert page.locator(".turn .meta").count() == 0  # still streaming

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from qa_service.models import FakeModel
+from qa_service.corpus import load_corpus
+from qa_service.index import Index
 from qa_service.web import create_app
+from tests.conftest import ROOT, make_settings
 from tests.pagekit import (  # noqa: F401 - fixtures
-    DESKTOP, OUTPUT, PHONE, TEQUILA, LiveServer, ask, assert_clean, browser, expect, gated, open_page, page, page_index,
-    phone, server,
+    DESKTOP, OUTPUT, PHONE, TEQUILA, LiveServer, ask, assert_clean, browser, expect, fake_server, gated,
+    hold_a_long_answer, open_page, page, page_index, phone, send, server,
 )
 
 ROUTER_QUOTES = (
@@ -22,26 +24,10 @@ ROUTER_QUOTES = (
 )
 
 
-@pytest.fixture
-def fake_server(page_index):
-    """A server whose model is a FakeModel: (server, model)."""
-    settings, index = page_index
-    model = FakeModel()
-    live = LiveServer(create_app(settings, index=index, model=model))
-    yield live, model
-    live.stop()
-
-
 def test_stop_aborts_the_request_the_server_stops_and_nothing_arrives_later(gated, page):
-    live, model = gated
-    gate = threading.Event()
-    model.enqueue("We propose Tequila [1]", gate, *[" and more"] * 2000, ".")
-    model.enqueue(TEQUILA)
-    page.goto(live.url)
-    page.fill("#question", "What is Tequila?")
-    page.press("#question", "Enter")
+    _, model = gated
+    gate = hold_a_long_answer(gated, page)
     turn = page.locator(".turn").last
-    expect(turn.locator(".answer")).to_contain_text("We propose Tequila")
     expect(page.locator("#ask-button")).to_be_hidden()
     with page.expect_event("requestfailed", lambda r: r.url.endswith("/api/ask/stream")) as failed:
         page.click("#stop")
@@ -183,8 +169,7 @@ def test_sources_are_shown_before_the_answer_after_a_searching_step(gated, page)
       }).observe(document, {subtree: true, childList: true, characterData: true});
     """)
     page.goto(live.url)
-    page.fill("#question", "What is Tequila?")
-    page.press("#question", "Enter")
+    send(page, "What is Tequila?")
     turn = page.locator(".turn")
     expect(turn.locator(".retrieved-open").first).to_have_text("[1] Tequila")
     expect(turn.locator(".step")).to_have_text("Writing the answer…")
@@ -296,10 +281,6 @@ def test_axe_finds_no_violation_in_any_state(server, browser, viewport, scheme):
 
 def test_a_paper_with_metadata_shows_its_title_and_authors(browser, tmp_path_factory):
     """Papers from OpenReview, arXiv or CSV files: the abstract panel names the title, authors, venue and year."""
-    from qa_service.corpus import load_corpus
-    from qa_service.index import Index
-    from tests.conftest import ROOT, make_settings
-
     settings = make_settings(tmp_path_factory.mktemp("formats-page"))
     Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "formats"]))
     live = LiveServer(create_app(settings))
