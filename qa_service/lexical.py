@@ -120,8 +120,14 @@ class LexicalIndex:
         terms = [t for t in analyze(question) if t in self._vocab]
         if not terms or not self.chunk_ids:
             return []
-        docs, scores = self.retriever.retrieve([terms], k=min(n, len(self.chunk_ids)), show_progress=False, weight_mask=weights)
-        return [(self.chunk_ids[int(d)], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+        scores = self.retriever.get_scores(terms, weight_mask=weights)
+        # the top n among the chunks that score at all: numpy's partition over every chunk degrades when most
+        # scores tie (the zeros, and many equal ones): 12-24 ms at 70,000 chunks against 0.7 ms this way
+        hits = np.flatnonzero(scores > 0)
+        if len(hits) > n:
+            hits = hits[np.argpartition(-scores[hits], n - 1)[:n]]
+        order = hits[np.lexsort((hits, -scores[hits]))]  # best first; equal scores in index order, so the same every time
+        return [(self.chunk_ids[int(i)], float(scores[i])) for i in order]
 
     def chunks_of(self, weights: np.ndarray) -> list[str]:
         """The chunk ids `allow` gave weight: the same restriction, for the dense side."""
