@@ -71,6 +71,8 @@ class Settings:
     metadata_list_max: int = _s(20, "Most papers an answer from metadata ('Which papers by ...?') names and cites one by one; it counts the rest.")
     filter_cache_size: int = _s(256, "Filters whose matching paper ids are kept per corpus version (LRU): the page sends the same few filters again and again.")
     filter_exact_chunks: int = _s(300, "A filter that leaves at most this many chunks of a corpus is searched exactly, their vectors read and compared in memory: Chroma's filtered search is slowest when the filter is most selective (67 ms for 66 of 60,000 chunks here, 2 ms to read them).")
+    filter_overfetch_share: float = _s(0.1, "A filter that leaves at least this share of a corpus's chunks searches the nearest chunks unfiltered and keeps its own: Chroma's `ids` filter cost 14-29 ms whatever the list at 20,000 papers, 960 unfiltered results 10 ms, so with 80 chunks asked this bounds the over-fetch near 1,200.")
+    filter_overfetch: float = _s(1.5, "How many more nearest chunks than the filter's share needs on average are fetched (1/share x n x this); fewer allowed ones among them than asked falls back to the `ids` filter, so the result is the same.")
     max_context_tokens: int = _s(3000, "Token budget of the prompt sent to the model, answer room included.")
     answer_tokens: int = _s(512, "Tokens reserved for the model's answer.")
     model: str = _s("", "Chat model name; empty means the offline extractive model unless an API key is set.")

