@@ -18,6 +18,7 @@ from .corpora import Corpora
 from .errors import NotIndexed, QAError
 from .extractive import ExtractiveModel, ExtractiveTuning
 from .index import Index
+from .inputs import history_turns, k_value, question_text
 from .locking import StoreLocks
 from .models import ChatModel, OpenAIChatModel
 from .records import Answer, LexicalLoad, Turn
@@ -124,8 +125,14 @@ class Services:
             log.warning("warm-up skipped: %s", exc)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = ()) -> Answer:
-        """In-process answering for notebooks and scripts: the typed Answer, no HTTP."""
-        return self.answerer.ask(question, k, history)
+        """In-process answering for notebooks and scripts: the typed Answer, no HTTP. The question, k and
+        history meet the limits HTTP sets (BadRequest with HTTP's message), and while an ingest writes the
+        store it is StoreBusy, as a request's 503."""
+        question = question_text(question, self.settings)
+        k = None if k is None else k_value(k, self.settings)
+        turns = history_turns([{"role": t.role, "content": t.content} if isinstance(t, Turn) else t for t in history], self.settings)
+        with self.reading():
+            return self.answerer.ask(question, k, turns)
 
 
 def open_service(data_dir: str | Path | None = None, settings: Settings | None = None, *, model: ChatModel | None = None) -> Services:

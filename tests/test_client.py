@@ -183,3 +183,18 @@ def test_a_stream_cut_midway_is_an_error_not_a_silent_end():
     assert next(events).sources == []
     with pytest.raises(QAError, match="the model stream was cut"):
         next(events)
+
+
+@pytest.mark.parametrize("question,k,message", [
+    ("", None, "must not be empty"),
+    ("\ud800 what?", None, "lone surrogate"),
+    ("x " * 5000, None, "is longer than"),
+    ("What is RouterArena?", 0, "'k' must be a whole number"),
+])
+def test_open_service_checks_its_input_as_http_does(seed_settings, question, k, message):
+    """Before, open_service().ask("") went to retrieval as it was, and a lone surrogate failed deep in the tokenizer."""
+    from qa_service import open_service
+    from qa_service.errors import QAError
+
+    with pytest.raises(QAError, match=message):
+        open_service(seed_settings.data_dir).ask(question, k)
