@@ -103,10 +103,19 @@ def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, author
     return payload
 
 
+def limits_from(ctx: click.Context) -> Settings:
+    """The limits a command's input must keep: the local settings, or, with --server, the server's own
+    (it checks them itself and says so; a longer local limit must not refuse what it takes)."""
+    settings = settings_from(ctx)
+    if ctx.params.get("server"):
+        return settings.replace(max_question_chars=sys.maxsize, max_k=sys.maxsize)
+    return settings
+
+
 def checked_question(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """QUESTION under the limits HTTP applies, refused with the message HTTP gives."""
     try:
-        return question_text(value, settings_from(ctx))
+        return question_text(value, limits_from(ctx))
     except QAError as exc:
         raise click.BadParameter(exc.message, ctx, param) from None
 
@@ -116,7 +125,7 @@ def checked_k(ctx: click.Context, param: click.Parameter, value: int | None) -> 
     if value is None:
         return None
     try:
-        return k_value(value, settings_from(ctx))
+        return k_value(value, limits_from(ctx))
     except QAError as exc:
         raise click.BadParameter(exc.message, ctx, param) from None
 
@@ -262,7 +271,8 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **ch
 @click.argument("question", callback=checked_question)
 @click.option("--k", default=None, type=int, callback=checked_k, help=K_HELP.format("retrieve"))
 @click.option("--json", "as_json", is_flag=True, help="Print the whole answer object as JSON.")
-@click.option("--server", default=None, help="Ask a running qa-service at this URL instead of the local index.")
+@click.option("--server", default=None, is_eager=True,  # read before QUESTION and --k are checked: the server's limits apply
+              help="Ask a running qa-service at this URL instead of the local index.")
 @scope_options
 @click.pass_context
 @friendly_errors

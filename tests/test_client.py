@@ -198,3 +198,19 @@ def test_open_service_checks_its_input_as_http_does(seed_settings, question, k, 
 
     with pytest.raises(QAError, match=message):
         open_service(seed_settings.data_dir).ask(question, k)
+
+
+@responses.activate
+@pytest.mark.parametrize("args", [["--server", URL, "QUESTION"], ["QUESTION", "--server", URL], ["QUESTION", "--k", "40", "--server", URL]])
+def test_cli_ask_with_server_leaves_the_limits_to_the_server(monkeypatch, args):
+    """Before, `ask --server` refused a question longer than the *local* max_question_chars (or a --k over the
+    local max_k) that the server would take: the server's limits apply, and it says when one is broken."""
+    monkeypatch.setenv("QA_MAX_QUESTION_CHARS", "20")
+    monkeypatch.setenv("QA_MAX_K", "5")
+    responses.post(f"{URL}/api/ask", json=ANSWER)
+    question = "Which open platform compares LLM routers, and how?"  # 51 characters
+    result = CliRunner().invoke(main, ["ask", *[question if a == "QUESTION" else a for a in args]])
+    assert result.exit_code == 0, result.output
+    assert json.loads(responses.calls[0].request.body)["question"] == question
+    local = CliRunner().invoke(main, ["ask", question])
+    assert local.exit_code == 2 and "longer than 20 characters" in local.output  # locally, the local limit
