@@ -45,9 +45,9 @@ def multiprocess_dir() -> str | None:
 
 
 class IndexFacts(Collector):
-    """The index as it is at scrape time: the same whichever worker answers, so never summed."""
+    """The corpora as they are at scrape time, one sample per corpus: the same whichever worker answers, so never summed."""
 
-    def __init__(self, stats: Callable[[], IndexStats], writer: Callable[[], WriterStatus]):
+    def __init__(self, stats: Callable[[], dict[str, IndexStats]], writer: Callable[[], WriterStatus]):
         self._stats = stats
         self._writer = writer
 
@@ -55,15 +55,19 @@ class IndexFacts(Collector):
         try:
             stats = self._stats()
         except Exception:  # noqa: BLE001 - a scrape reports what it can, even with the index down
-            stats = None
-        if stats is not None:
-            yield GaugeMetricFamily("qa_index_papers", "Papers in the index.", value=stats.papers)
-            yield GaugeMetricFamily("qa_index_chunks", "Chunks in the index.", value=stats.chunks)
-            yield GaugeMetricFamily("qa_index_generation", "Corpus versions written so far: +1 with every ingest that changed it.",
-                                    value=stats.generation)
-            info = InfoMetricFamily("qa_index", "Corpus version being served and embedding model.")
-            info.add_metric([], {"version": stats.version or "", "embedding_model": stats.embedding_model or ""})
-            yield info
+            stats = {}
+        if stats:
+            papers = GaugeMetricFamily("qa_index_papers", "Papers in each corpus.", labels=["corpus"])
+            chunks = GaugeMetricFamily("qa_index_chunks", "Chunks in each corpus.", labels=["corpus"])
+            generation = GaugeMetricFamily("qa_index_generation", "Corpus versions written so far: +1 with every ingest that changed it.",
+                                           labels=["corpus"])
+            info = InfoMetricFamily("qa_index", "Corpus version being served and embedding model, per corpus.", labels=["corpus"])
+            for corpus, facts in stats.items():
+                papers.add_metric([corpus], facts.papers)
+                chunks.add_metric([corpus], facts.chunks)
+                generation.add_metric([corpus], facts.generation)
+                info.add_metric([corpus], {"version": facts.version or "", "embedding_model": facts.embedding_model or ""})
+            yield from (papers, chunks, generation, info)
         try:
             writer = self._writer()
         except Exception:  # noqa: BLE001 - e.g. the Chroma server is down
@@ -78,7 +82,7 @@ class IndexFacts(Collector):
 class Metrics:
     """Counters of this process (summed over workers in multiprocess mode) and the scrape registry."""
 
-    def __init__(self, stats: Callable[[], IndexStats] = IndexStats, writer: Callable[[], WriterStatus] = WriterStatus) -> None:
+    def __init__(self, stats: Callable[[], dict[str, IndexStats]] = dict, writer: Callable[[], WriterStatus] = WriterStatus) -> None:
         self.registry = CollectorRegistry()  # what a scrape reads
         self.multiprocess = multiprocess_dir() is not None
         r = None if self.multiprocess else self.registry  # in multiprocess mode the values live in files
@@ -113,7 +117,7 @@ class Metrics:
         return generate_latest(self.registry)
 
 
-def init_app(app: Flask, stats: Callable[[], dict], writer: Callable[[], WriterStatus]) -> Metrics:
+def init_app(app: Flask, stats: Callable[[], dict[str, IndexStats]], writer: Callable[[], WriterStatus]) -> Metrics:
     """Count every request; serve /metrics, reading the index facts at scrape time."""
     metrics = Metrics(stats, writer)
 

@@ -19,7 +19,7 @@ from .index import Index
 from .inputs import history_turns, k_value, paper_filter, question_text
 from .models import ChatModel
 from .openapi import openapi_spec
-from .records import Turn
+from .records import IndexStats, Turn
 from .service import Services
 from .sse import event_stream
 from .textclean import sentence_spans
@@ -283,6 +283,17 @@ def register_errors(app: Flask) -> None:
         return error_response(500, "internal_error", "internal error; see the server log")
 
 
+def corpus_stats(svc: Services) -> dict[str, IndexStats]:
+    """Each corpus's facts for /metrics; one that cannot be read now (dropped a moment ago, say) is left out."""
+    found = {}
+    for name in svc.corpora.names():
+        try:
+            found[name] = svc.corpora.open(name).stats()
+        except Exception:  # noqa: BLE001 - a scrape reports what it can
+            continue
+    return found
+
+
 def create_app(settings: Settings | None = None, *, index: Index | None = None, model: ChatModel | None = None) -> Flask:
     """The app factory: settings and parts are passed in, nothing is global."""
     settings = settings or load_settings()
@@ -293,7 +304,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     register_errors(app)
     app.teardown_request(release_store)
     access.init_app(app, settings)
-    facts = metrics.init_app(app, lambda: app.extensions["qa"].index.stats(), lambda: app.extensions["qa"].index.writer_status())
+    facts = metrics.init_app(app, lambda: corpus_stats(app.extensions["qa"]), lambda: app.extensions["qa"].index.writer_status())
     app.extensions["qa_metrics"] = facts
     app.extensions["qa"] = Services(settings, index, model, on_lexical=facts.observe_lexical)
     app.register_blueprint(page)

@@ -268,3 +268,10 @@ def test_the_liveness_probe_counts_papers_from_the_manifests_without_touching_th
 
     conf.views.served.papers = Untouchable()
     assert app.test_client().get("/healthz").get_json()["corpora"] == {"iclr2026": 19, "conf": 8}
+
+
+def test_metrics_report_every_corpus(client):
+    """Before, /metrics showed the default corpus only: a second corpus's papers and version were invisible."""
+    body = client.get("/metrics").get_data(as_text=True)
+    assert 'qa_index_papers{corpus="iclr2026"} 19.0' in body and 'qa_index_papers{corpus="conf"} 8.0' in body
+    assert 'qa_index_info{corpus="conf",embedding_model="all-MiniLM-L6-v2-onnx-int8"' in body

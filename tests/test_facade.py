@@ -76,7 +76,7 @@ def test_metrics_count_requests_answers_and_index(seed_settings, seed_index):
     assert 'qa_http_requests_total{method="POST",route="/api/ask",status="200"} 2.0' in body
     assert 'qa_http_requests_total{method="GET",route="other",status="404"} 1.0' in body
     assert 'qa_answers_total{outcome="grounded"} 1.0' in body and 'qa_answers_total{outcome="refused"} 1.0' in body
-    assert "qa_index_papers 57.0" in body and 'embedding_model="all-MiniLM-L6-v2-onnx-int8"' in body
+    assert 'qa_index_papers{corpus="iclr2026"} 57.0' in body and 'embedding_model="all-MiniLM-L6-v2-onnx-int8"' in body
     assert "qa_retrieve_seconds_count 2.0" in body and "qa_http_request_seconds_bucket" in body
 
 

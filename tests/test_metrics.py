@@ -64,9 +64,9 @@ def test_index_facts_are_exported_at_scrape_time(seed_settings, seed_index):
     """The corpus version, its generation, and whether an ingest holds the writer lock."""
     body = create_app(seed_settings, index=seed_index).test_client().get("/metrics").get_data(as_text=True)
     version = seed_index.stats().version
-    assert f'qa_index_info{{embedding_model="all-MiniLM-L6-v2-onnx-int8",version="{version}"}} 1.0' in body
-    assert "qa_index_papers 57.0" in body and "qa_ingest_lock_held 0.0" in body
-    assert "qa_index_generation " in body
+    assert f'qa_index_info{{corpus="iclr2026",embedding_model="all-MiniLM-L6-v2-onnx-int8",version="{version}"}} 1.0' in body
+    assert 'qa_index_papers{corpus="iclr2026"} 57.0' in body and "qa_ingest_lock_held 0.0" in body
+    assert 'qa_index_generation{corpus="iclr2026"} ' in body
     with seed_index.locks.writer(0):
         held = create_app(seed_settings, index=seed_index).test_client().get("/metrics").get_data(as_text=True)
     assert "qa_ingest_lock_held 1.0" in held
@@ -112,7 +112,7 @@ def test_gunicorn_workers_add_up_to_one_servers_counters(chroma_url, tmp_path): 
     scrapes = serve_and_scrape(settings, chroma_url, env)
     assert {healthz_count(s.text) for s in scrapes} == {40.0}
     assert all(s.headers["Content-Type"].count("charset") == 1 for s in scrapes)
-    assert "process_resident_memory_bytes" in scrapes[0].text and "qa_index_papers 19.0" in scrapes[0].text
+    assert "process_resident_memory_bytes" in scrapes[0].text and 'qa_index_papers{corpus="metrics"} 19.0' in scrapes[0].text
 
     folder = tmp_path / "prometheus"  # the operator's folder, with a counter file an earlier run left: cleared at start
     folder.mkdir()
