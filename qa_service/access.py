@@ -17,6 +17,7 @@ from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
 from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .config import Settings, redact_url, redact_urls
 from .errors import ConfigError, QAError
@@ -79,8 +80,28 @@ def _cors(response: Response, settings: Settings) -> Response:
     return response
 
 
+def check_proxy_hops(settings: Settings) -> None:
+    """A negative count of proxies means nothing: refuse it at start rather than guess which address to trust."""
+    if settings.proxy_hops < 0:
+        raise ConfigError(f"proxy_hops must be 0 (no reverse proxy: X-Forwarded-For is ignored) or how many reverse proxies "
+                          f"of yours sit in front of the service (1 for one nginx), got {settings.proxy_hops}")
+
+
+def trust_proxies(app: Flask, settings: Settings) -> None:
+    """Behind proxy_hops proxies of ours, the client is the address the outermost one put in X-Forwarded-For.
+
+    Only X-Forwarded-For: no response links to the app by its host or scheme, so X-Forwarded-Proto, -Host,
+    -Port and -Prefix would gain nothing and let whatever passes them through reach werkzeug's one absolute
+    URL (a 308 for a doubled slash). Wrapping wsgi_app serves gunicorn and the test client alike.
+    """
+    check_proxy_hops(settings)
+    if settings.proxy_hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=0, x_host=0, x_port=0, x_prefix=0)
+
+
 def init_app(app: Flask, settings: Settings) -> Limiter | None:
-    """Wire request ids, the key check, CORS and (when configured) rate limits into the app."""
+    """Wire the client's address behind proxies, request ids, the key check, CORS and (when configured) rate limits."""
+    trust_proxies(app, settings)
 
     @app.before_request
     def start() -> None:

@@ -89,6 +89,7 @@ class Settings:
     rate_limit: str = _s("300 per minute", "Per-client budget shared by all /api/* and /v1/* routes (flask-limiter syntax): the page needs a few requests a minute, a script may send 5 a second; empty turns it off.")
     answer_rate_limit: str = _s("30 per minute", "Per-client budget shared by /api/ask, /api/ask/stream and /v1/chat/completions, on top of rate_limit: each answer is a model call (tokens, or ~11 ms CPU offline) and a person asks a few a minute; empty turns it off.")
     rate_limit_storage: str = _s("memory://", "Where rate-limit counters live: memory:// per process, or redis://host:port for several.")
+    proxy_hops: int = _s(0, "Reverse proxies of yours in front of `serve` (one nginx: 1; a load balancer then nginx: 2), for the client address that rate limits count by. 0: X-Forwarded-For is ignored, the address is the connecting one. N: the N-th address from the right of X-Forwarded-For (werkzeug's ProxyFix), the one your outermost proxy saw; entries a client wrote itself sit further left. More than you run lets a client choose its address, fewer gives all clients one.")
     cors_origins: str = _s("", "Comma-separated origins allowed to call the API from a browser; empty allows none.")
     log_json: bool = _s(False, "Write one JSON object per log line (with the request id) instead of plain text.")
     host: str = _s("127.0.0.1", "Address `serve` binds to.")
