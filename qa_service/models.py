@@ -7,9 +7,10 @@ import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol, Sequence, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .config import Settings, redact_url
-from .errors import ModelBusy, ModelError, ModelTimeout
+from .errors import ConfigError, ModelBusy, ModelError, ModelTimeout
 from .records import Completion, ModelRequest, Usage
 
 T = TypeVar("T")
@@ -26,6 +27,19 @@ class ChatModel(Protocol):
         ...
 
 
+def endpoint(url: str, has_key: bool, shown: str) -> tuple[str | None, dict[str, str]]:
+    """OPENAI_BASE_URL as the SDK needs it: a query (Azure's `?api-version=...`) goes with every request
+    (the SDK appended the path after it: `/v1/?api-version=1chat/completions`). Credentials in the URL
+    are sent as Basic auth, which replaces the API key's Bearer header: with a key too, that is refused."""
+    if not url:
+        return None, {}
+    parts = urlsplit(url)
+    if (parts.username or parts.password) and has_key:
+        raise ConfigError(f"OPENAI_BASE_URL ({shown}) holds credentials and an API key is set too: the SDK would send the "
+                          f"URL's as Basic auth instead of the key; keep one (the key in OPENAI_API_KEY, or user:password in the URL)")
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), dict(parse_qsl(parts.query, keep_blank_values=True))
+
+
 class OpenAIChatModel:
     """Any OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp) via the openai SDK."""
 
@@ -39,9 +53,11 @@ class OpenAIChatModel:
         self.shown_url = redact_url(settings.openai_base_url or "https://api.openai.com/v1")  # every message uses this one
         self.settings = settings
         self._slots = threading.BoundedSemaphore(max(1, settings.model_concurrency))
+        base_url, query = endpoint(settings.openai_base_url, bool(settings.openai_api_key), self.shown_url)
         self.client = openai.OpenAI(  # retries are ours, under one deadline (see _within_deadline)
             api_key=settings.openai_api_key or "not-needed",
-            base_url=settings.openai_base_url or None,
+            base_url=base_url,
+            default_query=query or None,
             timeout=settings.model_timeout,
             max_retries=0,
             http_client=http_client,

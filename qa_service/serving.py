@@ -42,6 +42,7 @@ from .access import check_proxy_hops, check_storage, printable
 from .config import Settings, redact_urls
 from .errors import ConfigError
 from .metrics import MULTIPROC_ENV
+from .service import build_model
 from .web import create_app
 
 GUNICORN_MAX_REQUEST_LINE = 8190  # gunicorn lowers a larger limit_request_line to this, and 0 means unlimited
@@ -247,6 +248,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None =
     check_limits(settings)
     check_storage(settings)
     check_proxy_hops(settings)  # here, before the fork: a ConfigError in each worker would be a traceback each
+    build_model(settings)  # the same: a model endpoint configured two ways at once is refused here
     folder, ours = metrics_folder()
     options = {
         "bind": f"{host}:{port}",

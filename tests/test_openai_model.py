@@ -21,7 +21,7 @@ def request() -> ModelRequest:
 
 
 def mock_model(tmp_path, handler, **overrides) -> OpenAIChatModel:
-    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", model="gpt-test", model_retries=0, **overrides)
+    settings = make_settings(tmp_path, **{"openai_api_key": "sk-secret-123", "model": "gpt-test", "model_retries": 0, **overrides})
     return OpenAIChatModel(settings, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
 
 
@@ -196,7 +196,8 @@ def closed_port() -> int:
 )
 def test_unreachable_server_error_hides_credentials_in_its_url(tmp_path, url, shown):
     port = closed_port()
-    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", openai_base_url=url.format(port=port), model="m", model_retries=0)
+    key = "" if "@" in url else "sk-secret-123"  # credentials in the URL are the key (with both, the start refuses)
+    settings = make_settings(tmp_path, openai_api_key=key, openai_base_url=url.format(port=port), model="m", model_retries=0)
     with pytest.raises(ModelError) as info:
         OpenAIChatModel(settings).complete(request())
     assert info.value.message == f"cannot reach the model server at {shown.format(port=port)}"
@@ -206,11 +207,52 @@ def test_unreachable_server_error_hides_credentials_in_its_url(tmp_path, url, sh
 def test_every_model_error_message_hides_credentials(tmp_path):
     url = "http://user:hunter2@llm.local/v1?api-key=hunter2"
     for status in (401, 403, 404, 429, 500):
-        model = mock_model(tmp_path, lambda req, status=status: httpx2.Response(status, json={}), openai_base_url=url)
+        model = mock_model(tmp_path, lambda req, status=status: httpx2.Response(status, json={}), openai_base_url=url, openai_api_key="")
         with pytest.raises(ModelError) as info:
             model.complete(request())
         assert "hunter2" not in info.value.message and "http://***@llm.local/v1?api-key=***" in info.value.message
-    model = mock_model(tmp_path, lambda req: httpx2.Response(200, json=completion(None, "m")), openai_base_url=url)
+    model = mock_model(tmp_path, lambda req: httpx2.Response(200, json=completion(None, "m")), openai_base_url=url, openai_api_key="")
     with pytest.raises(ModelError, match="sent no answer text") as info:
         model.complete(request())
     assert "hunter2" not in info.value.message
+
+
+def test_a_query_in_the_base_url_goes_with_every_request_and_keeps_the_path(tmp_path):
+    """Azure-style `?api-version=`: before, the SDK sent http://llm.local/v1/?api-version=2024-06-01chat/completions."""
+    seen = []
+
+    def handler(req):
+        seen.append(req.url)
+        return httpx2.Response(200, json=completion("RouterArena compares LLM routers [1].", "gpt-test"))
+
+    mock_model(tmp_path, handler, openai_base_url="http://llm.local/v1?api-version=2024-06-01").complete(request())
+    assert seen[0].path == "/v1/chat/completions" and dict(seen[0].params) == {"api-version": "2024-06-01"}
+
+
+def test_credentials_in_the_base_url_and_an_api_key_are_refused_at_start(tmp_path):
+    """Before, the URL's user:password went as Basic auth and silently replaced the key's Bearer header."""
+    from qa_service.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"holds credentials and an API key is set too") as caught:
+        mock_model(tmp_path, lambda req: httpx2.Response(500), openai_base_url="http://user:hunter2@llm.local/v1")
+    assert "hunter2" not in caught.value.message
+    seen = []
+
+    def handler(req):  # without a key, the URL's credentials are how the gateway is reached: sent as they were
+        seen.append(req.headers.get("authorization"))
+        return httpx2.Response(200, json=completion("RouterArena compares LLM routers [1].", "gpt-test"))
+
+    settings = make_settings(tmp_path, openai_api_key="", model="gpt-test", model_retries=0, openai_base_url="http://user:hunter2@llm.local/v1")
+    OpenAIChatModel(settings, http_client=httpx2.Client(transport=httpx2.MockTransport(handler))).complete(request())
+    assert seen[0].startswith("Basic ")
+
+
+def test_serve_refuses_credentials_in_the_base_url_beside_a_key_before_it_starts(tmp_path):
+    from click.testing import CliRunner
+
+    from qa_service.cli import main
+
+    env = {"QA_DATA_DIR": str(tmp_path / "data"), "OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "http://user:hunter2@llm.local/v1"}
+    done = CliRunner().invoke(main, ["serve", "--port", "1"], env=env)
+    assert done.exit_code == 1 and "holds credentials and an API key is set too" in done.output
+    assert "hunter2" not in done.output and "Traceback" not in done.output

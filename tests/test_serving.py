@@ -42,7 +42,7 @@ def fake_server():
 def test_a_model_call_logs_no_credentials(tmp_path, fake_server, server_log, capsys, log_json):
     port = fake_server.server.server_address[1]
     url = f"http://user:hunter2@127.0.0.1:{port}/v1?api-key=hunter2"
-    settings = make_settings(tmp_path, openai_api_key="sk-x", openai_base_url=url, model="fake-model", model_retries=0, log_json=log_json)
+    settings = make_settings(tmp_path, openai_api_key="", openai_base_url=url, model="fake-model", model_retries=0, log_json=log_json)
     server_log(settings)
     logging.getLogger().setLevel(logging.DEBUG)  # even with debug logs on
     reply = OpenAIChatModel(settings).complete(ModelRequest([{"role": "user", "content": "hi"}], "hi", [], max_tokens=5))
