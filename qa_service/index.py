@@ -678,6 +678,12 @@ class Index:
             )
         return stats
 
+    def interrupted(self) -> bool:
+        """An ingest was stopped midway and not run again (embedded: readers are held off while one writes,
+        so a reader that sees its manifest still `ingesting` sees one that died). A Chroma server never
+        serves a half-built version, so there it is never so."""
+        return not self.shared and self.manifest().get("state") == "ingesting"
+
     def paper_count(self) -> int:
         """Papers served, without a first touch of the store when the count is not known yet: the
         manifest's figure (Chroma's first call on a collection costs ~0.3 s; a liveness probe must not wait)."""

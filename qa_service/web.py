@@ -135,7 +135,9 @@ def readyz() -> Any:
         scope = open_scope(names, MetadataFilter())
         scope.require_ready()
         counts = {part.name: part.index.readiness().papers if part.index.stats().papers else 0 for part in scope.parts}
-        return jsonify(status="ready", papers=sum(counts.values()), corpora=counts)
+        warnings = [f"corpus {part.name}: an ingest stopped midway and was not run again; the papers it finished are "
+                    f"served: run `qa-service ingest` with the same files to finish it" for part in scope.parts if part.index.interrupted()]
+        return jsonify(status="ready", papers=sum(counts.values()), corpora=counts, **({"warnings": warnings} if warnings else {}))
     except NotFound:
         raise
     except QAError as exc:

@@ -151,7 +151,7 @@ def test_model_server_credentials_never_reach_callers(seed_settings, seed_index)
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     url = f"http://user:hunter2@127.0.0.1:{port}/v1?api-key=hunter2"
-    client = app_with(seed_settings, seed_index, openai_base_url=url, openai_api_key="sk-x", model="m", model_retries=0).test_client()
+    client = app_with(seed_settings, seed_index, openai_base_url=url, openai_api_key="", model="m", model_retries=0).test_client()
     question = {"question": "What is RouterArena?"}
     ask = client.post("/api/ask", json=question)
     assert ask.status_code == 502

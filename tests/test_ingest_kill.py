@@ -8,6 +8,7 @@ import sys
 
 from qa_service.corpus import load_corpus
 from qa_service.index import Index
+from qa_service.web import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 
@@ -29,6 +30,10 @@ def test_sigkill_midway_then_resume(tmp_path):
     settings = make_settings(data)
     interrupted = Index(settings).papers.count()
     assert 0 < interrupted < 57, interrupted  # it really stopped midway
+    ready = create_app(settings).test_client().get("/readyz").get_json()  # served, but not silently: it says so
+    assert ready["status"] == "ready" and ready["corpora"] == {"iclr2026": interrupted}
+    assert ready["warnings"] == ["corpus iclr2026: an ingest stopped midway and was not run again; the papers it finished are "
+                                 "served: run `qa-service ingest` with the same files to finish it"]
 
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
@@ -42,3 +47,4 @@ def test_sigkill_midway_then_resume(tmp_path):
     assert sorted(index.papers.get(include=[])["ids"]) == sorted(p.id for p in papers)
     assert index.manifest()["state"] == "ready"
     assert len(index.load_lexical().chunk_ids) == len(expected)
+    assert "warnings" not in create_app(settings).test_client().get("/readyz").get_json()
