@@ -107,7 +107,6 @@ class Retriever:
                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], dict[str, dict], dict[str, Part], Retrieval]:
         """Both sides from every corpus of the scope, the filter applied inside each search; the names the
         question resolves to, among the papers the filter allows. `owner`: the corpus of each paper."""
-        where = scope.filter.where()
         dense: list[tuple[str, float]] = []
         sparse: list[tuple[str, float]] = []
         records: dict[str, dict] = {}
@@ -124,7 +123,7 @@ class Retriever:
             lexical = part.index.load_lexical()
             mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)
             if mode != "bm25":
-                for cid, cosine, record in self._dense(part, question, n, where, lexical, mask):
+                for cid, cosine, record in self._dense(part, question, n, scope, lexical, mask):
                     dense.append((cid, cosine))
                     if record is not None:
                         records[cid] = record
@@ -151,19 +150,18 @@ class Retriever:
         not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
         return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known, authors=authors)
 
-    def _dense(self, part: Part, question: str, n: int, where: dict | None, lexical: LexicalIndex,
+    def _dense(self, part: Part, question: str, n: int, scope: Scope, lexical: LexicalIndex,
                mask: np.ndarray | None) -> list[tuple[str, float, dict | None]]:
-        """The dense side, restricted to the chunks the lexical side scores (`mask`); records (text) only where
-        they come free, the evidence of the hits is read after. A Chroma server gets the filter's `where` (no id
-        lists over the network). The embedded store: a broad filter, the nearest chunks over-fetched and the
-        allowed ones kept (the same chunks; Chroma's `ids` filter costs 14-29 ms whatever the list, 960
-        unfiltered ids 10 ms); else its `ids` filter, measured 3-10x faster than `where` at 20,000 papers; a
-        few chunks are read and compared exactly (Chroma's filtered search is slowest when the filter is most
-        selective)."""
+        """The dense side, restricted to the chunks the lexical side scores (`mask`); the hits' evidence is read
+        after. A Chroma server gets the filter's `where` (no id lists over the network). The embedded store: a
+        broad filter, the nearest chunks over-fetched and the allowed ones kept (the same chunks; Chroma's `ids`
+        filter costs 14-29 ms whatever the list, 960 unfiltered ids 10 ms); up to `filter_exact_chunks`, an
+        exact search over the filter's vectors, read once per corpus version and filter (Corpora.vectors);
+        else Chroma's `ids` filter, 3-10x faster than its `where` at 20,000 papers."""
         if mask is None:
             return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n)]
         if self.settings.chroma_url:
-            return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n, where=where)]
+            return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n, where=scope.filter.where())]
         ids = lexical.chunks_of(mask)
         if not ids:
             return []
@@ -177,12 +175,11 @@ class Retriever:
                 return rows[:n]
         if len(ids) > self.settings.filter_exact_chunks:
             return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n, ids=ids)]
-        found = part.index.chunks.get(ids=ids, include=["embeddings", "documents", "metadatas"])
+        kept, vectors = scope.registry.vectors(part, scope.filter, lexical, ids)
         vector = np.asarray(part.index.embedder.embed_query([question])[0], dtype=np.float32)
-        vectors = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(found["ids"]), -1)
-        cosines = vectors @ vector / np.maximum(np.linalg.norm(vectors, axis=1) * float(np.linalg.norm(vector)), 1e-12)
+        cosines = vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
         best = np.argsort(-cosines, kind="stable")[:n]
-        return [(found["ids"][i], float(cosines[i]), {"text": found["documents"][i], **(found["metadatas"][i] or {})}) for i in best]
+        return [(kept[i], float(cosines[i]), None) for i in best]
 
     def _labels(self, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""

@@ -241,7 +241,8 @@ def test_the_four_ways_to_restrict_the_dense_side_agree(client):
 
     services = client.application.extensions["qa"]
     only = MetadataFilter(year=(2026, 2025), keyword=("speech", "routing", "unlearning"))
-    part = services.corpora.scope(["conf"], only).parts[0]
+    scope = services.corpora.scope(["conf"], only)
+    part = scope.parts[0]
     lexical = part.index.load_lexical()
     mask = services.corpora.mask(part, only, lexical)
     assert set(lexical.chunks_of(mask)) == {f"{pid}#0" for pid in services.corpora.allowed(part, only)}
@@ -251,7 +252,7 @@ def test_the_four_ways_to_restrict_the_dense_side_agree(client):
         for exact, broad, more in ((300, 2.0, 1.5), (0, 2.0, 1.5), (0, 0.01, 1.5), (0, 0.01, 0.01)):
             chosen = services.settings.replace(filter_exact_chunks=exact, filter_overfetch_share=broad, filter_overfetch=more)
             retriever = Retriever(services.index, chosen, services.corpora)
-            ways.append([(cid, round(cos, 4)) for cid, cos, _ in retriever._dense(part, question, 5, only.where(), lexical, mask)])
+            ways.append([(cid, round(cos, 4)) for cid, cos, _ in retriever._dense(part, question, 5, scope, lexical, mask)])
         ways.append([(cid, round(cos, 4)) for cid, cos, _ in part.index.dense_chunks(question, 5, where=only.where())])
         assert len(ways) == 5 and all(way == ways[0] for way in ways) and len(ways[0]) == 5, ways
 
@@ -275,3 +276,31 @@ def test_metrics_report_every_corpus(client):
     body = client.get("/metrics").get_data(as_text=True)
     assert 'qa_index_papers{corpus="iclr2026"} 19.0' in body and 'qa_index_papers{corpus="conf"} 8.0' in body
     assert 'qa_index_info{corpus="conf",embedding_model="all-MiniLM-L6-v2-onnx-int8"' in body
+
+
+def test_a_filters_vectors_are_read_once_and_the_cache_keeps_to_its_budget(client):
+    """The exact search of a narrow filter reads its chunks' vectors from the store once per corpus version and
+    filter, then searches them in memory; the cache drops the least recently used filter beyond its budget."""
+    from qa_service.corpora import Corpora
+    from qa_service.filters import MetadataFilter
+
+    services = client.application.extensions["qa"]
+    registry = Corpora(services.settings.replace(filter_vector_cache_chunks=5), services.index)
+    filters = [MetadataFilter(year=(2026,)), MetadataFilter(year=(2025,))]
+    scopes = [registry.scope(["conf"], only) for only in filters]
+    part = scopes[0].parts[0]
+    lexical = part.index.load_lexical()
+    reads = []
+    original = part.index.chunks.get
+    part.index.chunks.get = lambda *a, **k: reads.append(k.get("ids")) or original(*a, **k)
+    try:
+        ids = lexical.chunks_of(registry.mask(part, filters[0], lexical))
+        first = registry.vectors(part, filters[0], lexical, ids)
+        assert registry.vectors(part, filters[0], lexical, ids) is first and len(reads) == 1  # read once
+        assert sorted(first[0]) == sorted(ids) and abs(float((first[1] ** 2).sum(axis=1).max()) - 1.0) < 1e-5  # unit vectors
+        other = lexical.chunks_of(registry.mask(part, filters[1], lexical))
+        registry.vectors(part, filters[1], lexical, other)  # 4 + 4 chunks > a budget of 5: the older goes
+        registry.vectors(part, filters[0], lexical, ids)
+        assert len(reads) == 3
+    finally:
+        part.index.chunks.get = original
