@@ -727,9 +727,10 @@ class Index:
         found = self.chunks.get(ids=list(ids), include=["documents", "metadatas"])
         return {cid: {"text": doc, **meta} for cid, doc, meta in zip(found["ids"], found["documents"], found["metadatas"])}
 
-    def dense_chunks(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float, dict]]:
-        """(chunk id, cosine similarity, chunk record), best first; `where` (filters.py) or `ids` restricts the search itself."""
-        found = self._query(question, n, ["documents", "metadatas", "distances"], where, ids)
+    def dense_chunks(self, question: str, n: int) -> list[tuple[str, float, dict]]:
+        """(chunk id, cosine similarity, chunk record), best first, each record checked to be in the store
+        (the readiness probe; retrieval uses dense_ids and reads only the evidence it shows)."""
+        found = self._query(question, n, ["documents", "metadatas", "distances"], None, None)
         if found is None:
             return []
         rows = list(zip(found["ids"][0], found["documents"][0], found["metadatas"][0], found["distances"][0]))
@@ -742,8 +743,9 @@ class Index:
         return [(cid, 1.0 - float(dist), {"text": doc, **meta}) for cid, doc, meta, dist in rows]
 
     def dense_ids(self, question: str, n: int, where: dict | None = None, ids: list[str] | None = None) -> list[tuple[str, float]]:
-        """(chunk id, cosine similarity), best first, without the records: Chroma's query took 9.0 ms for 80
-        chunks with their text and metadata and 2.1 ms without (20,000 papers); retrieval reads the few it shows."""
+        """(chunk id, cosine similarity), best first; `where` (filters.py) or `ids` restricts the search itself.
+        Without the records: Chroma's query took 9.0 ms for 80 chunks with their text and metadata and 2.1 ms
+        without (20,000 papers); retrieval reads the few it shows."""
         found = self._query(question, n, ["distances"], where, ids)
         return [] if found is None else [(cid, 1.0 - float(dist)) for cid, dist in zip(found["ids"][0], found["distances"][0])]
 

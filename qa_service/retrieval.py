@@ -66,7 +66,7 @@ class Retriever:
         scope = scope or self.corpora.scope()
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
-        dense, sparse, records, owner, found = self._gather(question, n, mode, scope)
+        dense, sparse, owner, found = self._gather(question, n, mode, scope)
         chunk_rank: dict[str, float] = {}
         best: list[dict[str, float]] = [{}, {}]
         for side, ranked in enumerate((dense, sparse)):
@@ -93,7 +93,7 @@ class Retriever:
                            authors=owner[pid].index.lexical.authors.get(pid, []))
             hit.relevant = self.is_relevant(hit)
             hits.append(hit)
-        self._attach_evidence(hits, records, chunk_rank, owner)
+        self._attach_evidence(hits, chunk_rank, owner)
         if texts and hits:
             for part, ids in _by_part(hits, owner):
                 papers = part.index.get_papers(ids)
@@ -104,12 +104,11 @@ class Retriever:
         return found
 
     def _gather(self, question: str, n: int, mode: str, scope: Scope
-                ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], dict[str, dict], dict[str, Part], Retrieval]:
+                ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], dict[str, Part], Retrieval]:
         """Both sides from every corpus of the scope, the filter applied inside each search; the names the
         question resolves to, among the papers the filter allows. `owner`: the corpus of each paper."""
         dense: list[tuple[str, float]] = []
         sparse: list[tuple[str, float]] = []
-        records: dict[str, dict] = {}
         owner: dict[str, Part] = {}
         names: list[NameMatch] = []
         unknown: list[list[str]] = []
@@ -123,35 +122,25 @@ class Retriever:
             lexical = part.index.load_lexical()
             mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)
             if mode != "bm25":
-                for cid, cosine, record in self._dense(part, question, n, scope, lexical, mask):
+                for cid, cosine in self._dense(part, question, n, scope, lexical, mask):
                     dense.append((cid, cosine))
-                    if record is not None:
-                        records[cid] = record
                     owner[paper_of(cid)] = part
             if mode != "dense":
                 for cid, score in lexical.search(question, n, None if mask is None else mask.astype(np.float32)):
                     sparse.append((cid, score))
                     owner.setdefault(paper_of(cid), part)
             matches, missing = self.names(lexical, part.name).resolve(question)
-            for match in matches:
-                ids = tuple(pid for pid in match.paper_ids if allowed is None or pid in allowed)
-                if ids:
-                    names.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
-                    owner.update({pid: part for pid in ids})
+            names += _within(matches, allowed, part, owner)
             unknown.append(missing)
-            for match in self.author_book(lexical, part.name).find(question):
-                ids = tuple(pid for pid in match.paper_ids if allowed is None or pid in allowed)
-                if ids:
-                    authors.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
-                    owner.update({pid: part for pid in ids})
+            authors += _within(self.author_book(lexical, part.name).find(question), allowed, part, owner)
         if len(scope.parts) > 1:  # several corpora: one ranking of each side, best first
             dense.sort(key=lambda pair: -pair[1])
             sparse.sort(key=lambda pair: -pair[1])
         not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
-        return dense[:n], sparse[:n], records, owner, Retrieval(question, [], names, not_known, authors=authors)
+        return dense[:n], sparse[:n], owner, Retrieval(question, [], names, not_known, authors=authors)
 
     def _dense(self, part: Part, question: str, n: int, scope: Scope, lexical: LexicalIndex,
-               mask: np.ndarray | None) -> list[tuple[str, float, dict | None]]:
+               mask: np.ndarray | None) -> list[tuple[str, float]]:
         """The dense side, restricted to the chunks the lexical side scores (`mask`); the hits' evidence is read
         after. A Chroma server gets the filter's `where` (no id lists over the network). The embedded store: a
         broad filter, the nearest chunks over-fetched and the allowed ones kept (the same chunks; Chroma's `ids`
@@ -159,9 +148,9 @@ class Retriever:
         exact search over the filter's vectors, read once per corpus version and filter (Corpora.vectors);
         else Chroma's `ids` filter, 3-10x faster than its `where` at 20,000 papers."""
         if mask is None:
-            return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n)]
+            return part.index.dense_ids(question, n)
         if self.settings.chroma_url:
-            return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n, where=scope.filter.where())]
+            return part.index.dense_ids(question, n, where=scope.filter.where())
         ids = lexical.chunks_of(mask)
         if not ids:
             return []
@@ -170,16 +159,16 @@ class Retriever:
         if share >= self.settings.filter_overfetch_share:
             fetch = min(total, math.ceil(n / share * self.settings.filter_overfetch))
             allowed = set(ids)
-            rows = [(cid, cos, None) for cid, cos in part.index.dense_ids(question, fetch) if cid in allowed]
+            rows = [(cid, cos) for cid, cos in part.index.dense_ids(question, fetch) if cid in allowed]
             if len(rows) >= n or fetch >= total:  # else too few allowed ones came that near: the `ids` search
                 return rows[:n]
         if len(ids) > self.settings.filter_exact_chunks:
-            return [(cid, cos, None) for cid, cos in part.index.dense_ids(question, n, ids=ids)]
+            return part.index.dense_ids(question, n, ids=ids)
         kept, vectors = scope.registry.vectors(part, scope.filter, lexical, ids)
         vector = np.asarray(part.index.embedder.embed_query([question])[0], dtype=np.float32)
         cosines = vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
         best = np.argsort(-cosines, kind="stable")[:n]
-        return [(kept[i], float(cosines[i]), None) for i in best]
+        return [(kept[i], float(cosines[i])) for i in best]
 
     def _labels(self, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
         """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
@@ -199,16 +188,15 @@ class Retriever:
             coverage.update(part.index.lexical.coverage(terms, ids))
         return coverage
 
-    def _attach_evidence(self, hits: list[PaperHit], records: dict[str, dict], rank: dict[str, float],
-                         owner: dict[str, Part], limit: int = 3) -> None:
-        """Each hit's best chunks, fetched in one call per corpus for those the dense side did not return."""
+    def _attach_evidence(self, hits: list[PaperHit], rank: dict[str, float], owner: dict[str, Part], limit: int = 3) -> None:
+        """Each hit's best chunks (their text and offsets), fetched in one call per corpus."""
         chosen = {}
         for hit in hits:
             mine = sorted((cid for cid in rank if paper_of(cid) == hit.paper_id), key=lambda cid: -rank[cid])
             chosen[hit.paper_id] = mine[:limit]
-        records = dict(records)
-        missing = [cid for ids in chosen.values() for cid in ids if cid not in records]
-        for part, ids in _by_part(missing, owner, key=paper_of):
+        records: dict[str, dict] = {}
+        wanted = [cid for ids in chosen.values() for cid in ids]
+        for part, ids in _by_part(wanted, owner, key=paper_of):
             found = part.index.get_chunks(ids)
             records.update(found)
             lost = [cid for cid in ids if cid not in found]
@@ -227,6 +215,18 @@ class Retriever:
         if hit.named or hit.dense >= s.dense_floor:
             return True
         return hit.dense >= s.weak_dense_floor and hit.coverage >= s.lexical_floor
+
+
+def _within(matches: list[NameMatch], allowed: frozenset[str] | None, part: Part, owner: dict[str, Part]) -> list[NameMatch]:
+    """The names or authors a question matched in one corpus, kept to the papers the filter allows (None: all);
+    each kept paper is noted as that corpus's."""
+    kept = []
+    for match in matches:
+        ids = tuple(pid for pid in match.paper_ids if allowed is None or pid in allowed)
+        if ids:
+            kept.append(match if ids == match.paper_ids else NameMatch(match.typed, match.name, ids, match.exact))
+            owner.update({pid: part for pid in ids})
+    return kept
 
 
 def _by_part(items: list, owner: dict[str, Part], key=lambda item: item) -> list[tuple[Part, list]]:
