@@ -33,14 +33,20 @@ class AuthorName:
     surname: str
 
 
+def given_first(name: str) -> str:
+    """'Lovelace, Ada' -> 'Ada Lovelace': the one comma of a name sets the surname first; anything else is as written."""
+    if name.count(",") != 1:
+        return name
+    last, first = name.split(",")
+    return f"{first.strip()} {last.strip()}"
+
+
 def parse_author(name: str) -> AuthorName | None:
     """'Ada Lovelace', 'Lovelace, Ada', 'John von Neumann'; None for a one-word name or one with digits (a collaboration)."""
     shown = " ".join(name.split())
     if any(c.isdigit() for c in shown):
         return None
-    if shown.count(",") == 1:
-        last, first = shown.split(",")
-        shown = f"{first.strip()} {last.strip()}"
+    shown = given_first(shown)
     keys = [k for k in (fold(w) for w in _WORD.findall(shown)) if k]
     if len(keys) < 2:
         return None

@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from .authors import given_first
 from .config import Settings
 from .errors import BadRequest
 from .inputs import YEAR_PATTERN, has_visible, unicode_text
@@ -39,10 +40,7 @@ def normalize(text: str) -> str:
 
 def author_key(name: str) -> str:
     """An author as filters and metadata questions match them: 'Lovelace, Ada' is 'Ada Lovelace'."""
-    if name.count(",") == 1:
-        last, first = name.split(",")
-        name = f"{first} {last}"
-    return normalize(name)
+    return normalize(given_first(name))
 
 
 def field_key(name: str, value: str) -> str:

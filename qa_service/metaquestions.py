@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .corpora import Part, Scope
 from .filters import FIELDS, MetadataFilter, normalize
@@ -109,7 +110,7 @@ def answer(asked: MetadataQuestion, scope: Scope, limit: int) -> Listing:
     citations, sources, named = [], [], []
     for n, (corpus, paper) in enumerate(shown, start=1):
         text = texts.get(paper.id, "")
-        start, end = _quote(text, terms)
+        start, end = _first_sentence(text, lambda sentence: bool(terms & set(analyze(sentence))))
         citations.append(Citation(n, paper.id, paper.label, text[start:end], start, end, 1.0, True, 0, corpus))
         sources.append(SourceRef(n, paper.id, paper.label, corpus))
         named.append(f"{paper.label} [{n}]")
@@ -127,20 +128,11 @@ def authorship(question: str, about: list[PaperHit]) -> Listing | None:
         return None
     citations, sources, lines = [], [], []
     for n, hit in enumerate(about, start=1):
-        start, end = _naming(hit.text, hit.label)
+        start, end = _first_sentence(hit.text, lambda sentence: hit.label.lower() in sentence.lower())
         citations.append(Citation(n, hit.paper_id, hit.label, hit.text[start:end], start, end, 1.0, True, 0, hit.corpus))
         sources.append(SourceRef(n, hit.paper_id, hit.label, hit.corpus))
         lines.append(f"{hit.label} is by {_join(hit.authors)} [{n}].")
     return Listing(" ".join(lines), citations, sources, len(about))
-
-
-def _naming(text: str, label: str) -> tuple[int, int]:
-    """The first sentence that names the paper's label, else the first sentence."""
-    spans = sentence_spans(text) or [(0, len(text))]
-    for start, end in spans:
-        if label.lower() in text[start:end].lower():
-            return start, end
-    return spans[0]
 
 
 def _about(matching: list[tuple[str, Paper]], terms: set[str], scope: Scope) -> list[tuple[str, Paper]]:
@@ -173,13 +165,10 @@ def _texts(shown: list[tuple[str, Paper]], scope: Scope) -> dict[str, str]:
     return texts
 
 
-def _quote(text: str, terms: set[str]) -> tuple[int, int]:
-    """The first sentence that holds a term of the topic, else the first sentence: what the citation quotes."""
+def _first_sentence(text: str, fits: Callable[[str], bool]) -> tuple[int, int]:
+    """The span of the first sentence that fits, else of the first sentence: what a citation from the records quotes."""
     spans = sentence_spans(text) or [(0, len(text))]
-    for start, end in spans:
-        if terms & set(analyze(text[start:end])):
-            return start, end
-    return spans[0]
+    return next(((start, end) for start, end in spans if fits(text[start:end])), spans[0])
 
 
 def _description(asked: MetadataQuestion, terms: set[str]) -> str:
