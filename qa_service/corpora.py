@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 from chromadb.errors import NotFoundError
@@ -126,6 +126,32 @@ class Scope:
                 if not self.filter or self.filter.matches(paper)]
 
 
+class Kept:
+    """Values kept per key, least recently used first out, while their weights (1 each unless `weight` says)
+    add up to at most `size`; the newest always stays. Safe to share between request threads."""
+
+    def __init__(self, size: int, weight: Callable[[Any], int] = lambda value: 1):
+        self.size = size
+        self.weight = weight
+        self._values: OrderedDict[tuple, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        """The value kept for `key` (now the most recently used), or None."""
+        with self._lock:
+            if key not in self._values:
+                return None
+            self._values.move_to_end(key)
+            return self._values[key]
+
+    def put(self, key: tuple, value: Any) -> Any:
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > 1 and sum(self.weight(v) for v in self._values.values()) > self.size:
+                self._values.popitem(last=False)
+        return value
+
+
 class Corpora:
     """The corpora of one data dir (or Chroma server), opened on first use and kept for the process."""
 
@@ -135,9 +161,10 @@ class Corpora:
         self._indexes: dict[str, Index] = {}
         self._lock = threading.RLock()
         self._listed: tuple[float, list[str]] | None = None
-        self._allowed: OrderedDict[tuple, frozenset[str]] = OrderedDict()
-        self._masks: OrderedDict[tuple, Any] = OrderedDict()
-        self._vectors: OrderedDict[tuple, tuple[list[str], Any]] = OrderedDict()  # (ids, unit vectors) per version and filter
+        entries = max(1, settings.filter_cache_size)
+        self._allowed = Kept(entries)  # per corpus version and filter: the paper ids it allows
+        self._masks = Kept(entries)  # the same as a boolean per chunk of the version's BM25
+        self._vectors = Kept(settings.filter_vector_cache_chunks, lambda entry: len(entry[0]))  # (ids, unit vectors)
         self._records: dict[str, tuple[Any, list[Paper]]] = {}
         self._known: dict[str, tuple[Any, Known]] = {}
         self._generation: str | None = None
@@ -267,50 +294,31 @@ class Corpora:
         if where is None:
             return None
         key = (part.name, part.index.stats().version, filter.key)
-        with self._lock:
-            if key in self._allowed:
-                self._allowed.move_to_end(key)
-                return self._allowed[key]
-        ids = frozenset(part.index.papers.get(where=where, include=[])["ids"])
-        with self._lock:
-            self._allowed[key] = ids
-            while len(self._allowed) > max(1, self.settings.filter_cache_size):
-                self._allowed.popitem(last=False)
-        return ids
+        kept = self._allowed.get(key)
+        if kept is not None:
+            return kept
+        return self._allowed.put(key, frozenset(part.index.papers.get(where=where, include=[])["ids"]))
 
     def mask(self, part: Part, filter: MetadataFilter, lexical: LexicalIndex) -> Any:
         """The chunks of `lexical` (its order) whose papers the filter allows, as booleans; kept per version and filter."""
         key = (part.name, lexical.version, filter.key)
-        with self._lock:
-            if key in self._masks:
-                self._masks.move_to_end(key)
-                return self._masks[key]
-        allowed = self.allowed(part, filter) or frozenset()
-        mask = lexical.allow(allowed) > 0
-        with self._lock:
-            self._masks[key] = mask
-            while len(self._masks) > max(1, self.settings.filter_cache_size):
-                self._masks.popitem(last=False)
-        return mask
+        kept = self._masks.get(key)
+        if kept is not None:
+            return kept
+        return self._masks.put(key, lexical.allow(self.allowed(part, filter) or frozenset()) > 0)
 
     def vectors(self, part: Part, filter: MetadataFilter, lexical: LexicalIndex, ids: list[str]) -> tuple[list[str], Any]:
         """The vectors of a filter's chunks (`ids`), unit length, read once per corpus version and filter and
         kept while they fit in `filter_vector_cache_chunks` (least recently used first out): read, 2,600
         chunks cost 97 ms; searched in memory, 0.1 ms, where Chroma's `ids` filter costs 14-29 ms a query."""
         key = (part.name, lexical.version, filter.key)
-        with self._lock:
-            if key in self._vectors:
-                self._vectors.move_to_end(key)
-                return self._vectors[key]
+        kept = self._vectors.get(key)
+        if kept is not None:
+            return kept
         found = part.index.chunks.get(ids=ids, include=["embeddings"])
         matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(found["ids"]), -1)
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        entry = (list(found["ids"]), matrix)
-        with self._lock:
-            self._vectors[key] = entry
-            while sum(len(kept) for kept, _ in self._vectors.values()) > self.settings.filter_vector_cache_chunks and len(self._vectors) > 1:
-                self._vectors.popitem(last=False)
-        return entry
+        return self._vectors.put(key, (list(found["ids"]), matrix))
 
     def records(self, part: Part) -> list[Paper]:
         """Every paper of a corpus, metadata only (no text), kept per corpus version."""
