@@ -239,6 +239,17 @@ class Corpora:
         bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in kinds]
         return set.intersection(*bases)
 
+    def each(self, read: Callable[[Index], Any]) -> dict[str, Any]:
+        """`read` of every corpus, by name; one that cannot be read now (dropped a moment ago, say) is left out:
+        for probes and scrapes, which report what they can."""
+        found = {}
+        for name in self.names():
+            try:
+                found[name] = read(self.open(name))
+            except Exception:  # noqa: BLE001 - whatever the store raised for that corpus
+                continue
+        return found
+
     def get(self, name: str) -> Index:
         """An existing corpus's index; an unknown name is a 404 naming the corpora there are."""
         if name != self.default_name and name not in self.names():

@@ -19,7 +19,7 @@ from .index import Index
 from .inputs import history_turns, k_value, paper_filter, question_text
 from .models import ChatModel
 from .openapi import openapi_spec
-from .records import IndexStats, Turn
+from .records import Turn
 from .service import Services
 from .sse import event_stream
 from .textclean import sentence_spans
@@ -116,11 +116,7 @@ def healthz() -> Any:
     try:
         corpora = services().corpora
         corpora.follow(None)  # a Chroma server: probes alone keep an idle worker's corpus versions fresh
-        for name in corpora.names():
-            try:
-                counts[name] = corpora.open(name).paper_count()
-            except Exception:  # noqa: BLE001 - e.g. dropped by another process a moment ago
-                continue
+        counts = corpora.each(Index.paper_count)
     except Exception:  # noqa: BLE001 - liveness must not depend on the store
         pass
     return jsonify(status="ok", papers=sum(counts.values()), corpora=counts)
@@ -285,17 +281,6 @@ def register_errors(app: Flask) -> None:
         return error_response(500, "internal_error", "internal error; see the server log")
 
 
-def corpus_stats(svc: Services) -> dict[str, IndexStats]:
-    """Each corpus's facts for /metrics; one that cannot be read now (dropped a moment ago, say) is left out."""
-    found = {}
-    for name in svc.corpora.names():
-        try:
-            found[name] = svc.corpora.open(name).stats()
-        except Exception:  # noqa: BLE001 - a scrape reports what it can
-            continue
-    return found
-
-
 def create_app(settings: Settings | None = None, *, index: Index | None = None, model: ChatModel | None = None) -> Flask:
     """The app factory: settings and parts are passed in, nothing is global."""
     settings = settings or load_settings()
@@ -306,7 +291,7 @@ def create_app(settings: Settings | None = None, *, index: Index | None = None, 
     register_errors(app)
     app.teardown_request(release_store)
     access.init_app(app, settings)
-    facts = metrics.init_app(app, lambda: corpus_stats(app.extensions["qa"]), lambda: app.extensions["qa"].index.writer_status())
+    facts = metrics.init_app(app, lambda: app.extensions["qa"].corpora.each(Index.stats), lambda: app.extensions["qa"].index.writer_status())
     app.extensions["qa_metrics"] = facts
     app.extensions["qa"] = Services(settings, index, model, on_lexical=facts.observe_lexical)
     app.register_blueprint(page)
