@@ -38,6 +38,13 @@ def test_openreview_notes_as_a_bare_list_and_in_api_v1_shape(tmp_path):
     assert (old.title, old.authors) == ("Old", ["A. B"])
 
 
+
+def refused(path, body: str, message: str) -> None:
+    """A corpus file holding `body` is refused by load_corpus with `message` (a regex)."""
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(CorpusError, match=message):
+        load_corpus([path])
+
 @pytest.mark.parametrize(
     "body,message",
     [
@@ -50,10 +57,7 @@ def test_openreview_notes_as_a_bare_list_and_in_api_v1_shape(tmp_path):
     ],
 )
 def test_bad_openreview_files_name_the_note(tmp_path, body, message):
-    path = tmp_path / "bad.json"
-    path.write_text(body)
-    with pytest.raises(CorpusError, match=message):
-        load_corpus([path])
+    refused(tmp_path / "bad.json", body, message)
 
 
 def test_arxiv_atom_feed():
@@ -89,10 +93,7 @@ EXTERNAL_ENTITY = """<?xml version="1.0"?>
     ],
 )
 def test_bad_or_hostile_atom_files_are_refused(tmp_path, body, message):
-    path = tmp_path / "feed.xml"
-    path.write_text(body)
-    with pytest.raises(CorpusError, match=message):
-        load_corpus([path])
+    refused(tmp_path / "feed.xml", body, message)
 
 
 def test_csv_with_title_abstract_and_optional_columns():
@@ -115,10 +116,7 @@ def test_csv_with_title_abstract_and_optional_columns():
     ],
 )
 def test_bad_csv_files_name_the_line(tmp_path, body, message):
-    path = tmp_path / "papers.csv"
-    path.write_text(body, encoding="utf-8")
-    with pytest.raises(CorpusError, match=message):
-        load_corpus([path])
+    refused(tmp_path / "papers.csv", body, message)
 
 
 def test_plain_text_needs_no_header():
