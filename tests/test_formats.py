@@ -38,12 +38,12 @@ def test_openreview_notes_as_a_bare_list_and_in_api_v1_shape(tmp_path):
     assert (old.title, old.authors) == ("Old", ["A. B"])
 
 
-
 def refused(path, body: str, message: str) -> None:
     """A corpus file holding `body` is refused by load_corpus with `message` (a regex)."""
     path.write_text(body, encoding="utf-8")
     with pytest.raises(CorpusError, match=message):
         load_corpus([path])
+
 
 @pytest.mark.parametrize(
     "body,message",
