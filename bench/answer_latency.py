@@ -25,8 +25,8 @@ def answerer(data_dir: str):
     try:
         from qa_service.service import Services
     except ImportError:  # a checkout from before the composition root
-        from qa_service.answering import Answerer
-        from qa_service.index import Index
+        from qa_service.answering.pipeline import Answerer
+        from qa_service.store.index import Index
 
         index = Index(settings)
         index.load_lexical()

@@ -38,10 +38,10 @@ from common import percentile, start_server  # noqa: E402
 from synth import generate  # noqa: E402
 
 from qa_service.config import load_settings  # noqa: E402
-from qa_service.corpora import Corpora  # noqa: E402
-from qa_service.corpus import load_corpus  # noqa: E402
-from qa_service.embeddings import MiniLMEmbedding  # noqa: E402
-from qa_service.filters import MetadataFilter  # noqa: E402
+from qa_service.store.corpora import Corpora  # noqa: E402
+from qa_service.corpus.reading import load_corpus  # noqa: E402
+from qa_service.store.embeddings import MiniLMEmbedding  # noqa: E402
+from qa_service.store.filters import MetadataFilter  # noqa: E402
 
 VENUES = ["ICLR 2026", "NeurIPS 2025", "ICML 2025", "ACL 2024"]
 KEYWORDS = [f"topic-{i}" for i in range(50)]

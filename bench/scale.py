@@ -35,8 +35,8 @@ from common import ROOT, percentile, start_server, tree_rss_mb  # noqa: E402
 from synth import generate  # noqa: E402
 
 from qa_service.config import load_settings  # noqa: E402
-from qa_service.embeddings import MiniLMEmbedding  # noqa: E402
-from qa_service.index import Index  # noqa: E402
+from qa_service.store.embeddings import MiniLMEmbedding  # noqa: E402
+from qa_service.store.index import Index  # noqa: E402
 
 
 def write_corpus(n: int, folder: Path) -> tuple[Path, list[dict]]:

@@ -34,11 +34,11 @@ from common import ROOT, free_port, start_server, wait_until_up  # noqa: E402
 from synth import generate  # noqa: E402
 
 from qa_service.config import load_settings  # noqa: E402
-from qa_service.corpus import load_corpus  # noqa: E402
-from qa_service.embeddings import MiniLMEmbedding  # noqa: E402
-from qa_service.index import Index  # noqa: E402
-from qa_service.lexical import LexicalIndex  # noqa: E402
-from qa_service.versions import Pair  # noqa: E402
+from qa_service.corpus.reading import load_corpus  # noqa: E402
+from qa_service.store.embeddings import MiniLMEmbedding  # noqa: E402
+from qa_service.store.index import Index  # noqa: E402
+from qa_service.store.lexical import LexicalIndex  # noqa: E402
+from qa_service.store.versions import Pair  # noqa: E402
 
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
 

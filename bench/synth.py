@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from qa_service.corpus import load_corpus  # noqa: E402
-from qa_service.textclean import sentence_spans  # noqa: E402
+from qa_service.corpus.reading import load_corpus  # noqa: E402
+from qa_service.corpus.textclean import sentence_spans  # noqa: E402
 
 SYLLABLES = ["ka", "lo", "mi", "ra", "ze", "tu", "vo", "ni", "qua", "bex", "dor", "fyn", "gal", "hix", "jor", "wen"]
 BENCHES = ["GSM8K", "MATH500", "HumanEval", "MMLU-Pro", "ARC", "WebArena", "KernelBench", "ImageNet"]

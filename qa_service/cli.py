@@ -18,20 +18,20 @@ import click
 
 import qa_service
 
-from .checking import CheckReport, check_store, repair_store
+from .store.checking import CheckReport, check_store, repair_store
 from .client import QAClient
 from .config import Settings, load_settings
-from .corpora import Corpora, Scope, corpus_name, corpus_names
-from .corpus import load_corpus
+from .store.corpora import Corpora, Scope, corpus_name, corpus_names
+from .corpus.reading import load_corpus
 from .errors import BadRequest, QAError
-from .evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
-from .filters import MetadataFilter, filters_from_options
-from .index import Index
+from .answering.evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
+from .store.filters import MetadataFilter, filters_from_options
+from .store.index import Index
 from .inputs import k_value, question_text
 from .records import Answer
-from .retrieval import Retriever
+from .retrieval.retriever import Retriever
 from .service import Services
-from .serving import run_gunicorn
+from .web.serving import run_gunicorn
 
 
 EXIT_REFUSED = 3  # `ask` answered with the refusal: not an error, but not an answer either

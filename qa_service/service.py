@@ -12,15 +12,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .answering import Answerer
+from .answering.pipeline import Answerer
 from .config import Settings, load_settings
-from .corpora import Corpora
+from .store.corpora import Corpora
 from .errors import NotIndexed, QAError
-from .extractive import ExtractiveModel, ExtractiveTuning
-from .index import Index
+from .answering.extractive import ExtractiveModel, ExtractiveTuning
+from .store.index import Index
 from .inputs import history_turns, k_value, question_text
-from .locking import StoreLocks
-from .models import ChatModel, OpenAIChatModel
+from .store.locking import StoreLocks
+from .answering.models import ChatModel, OpenAIChatModel
 from .records import Answer, LexicalLoad, Turn
 
 log = logging.getLogger(__name__)

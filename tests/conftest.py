@@ -16,8 +16,8 @@ import pytest
 
 from bench.common import free_port, wait_until_up
 from qa_service.config import Settings, load_settings
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"

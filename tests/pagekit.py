@@ -14,11 +14,11 @@ from typing import Iterator
 import pytest
 from werkzeug.serving import make_server
 
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.models import FakeModel
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.answering.models import FakeModel
 from qa_service.records import Completion, ModelRequest, Usage
-from qa_service.web import create_app
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

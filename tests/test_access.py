@@ -7,8 +7,8 @@ import pytest
 from limits import parse
 
 from qa_service.config import Settings
-from qa_service.models import FakeModel
-from qa_service.web import SECURITY_HEADERS, create_app
+from qa_service.answering.models import FakeModel
+from qa_service.web.app import SECURITY_HEADERS, create_app
 
 
 def app_with(settings, index=None, **changes):

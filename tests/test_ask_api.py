@@ -8,13 +8,13 @@ import pytest
 import requests
 
 from bench.common import start_server
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ModelError, ModelTimeout
-from qa_service.index import Index
-from qa_service.models import FakeModel, OpenAIChatModel
-from qa_service.prompting import REFUSAL
-from qa_service.tokens import count_tokens
-from qa_service.web import create_app
+from qa_service.store.index import Index
+from qa_service.answering.models import FakeModel, OpenAIChatModel
+from qa_service.answering.prompting import REFUSAL
+from qa_service.corpus.tokens import count_tokens
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.fake_openai import FakeOpenAI
 

@@ -3,10 +3,10 @@ show in labels, sources and /api/papers. On the fixture corpus of every format (
 
 import pytest
 
-from qa_service.authors import AuthorBook, parse_author
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.web import create_app
+from qa_service.corpus.authors import AuthorBook, parse_author
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
 
 FORMATS = ROOT / "tests" / "data" / "formats"
@@ -112,7 +112,7 @@ def test_who_wrote_a_paper_without_authors_in_its_metadata_is_still_no_answer(we
 
 
 def test_a_title_names_its_paper_by_the_word_before_its_colon():
-    from qa_service.names import paper_names
+    from qa_service.corpus.names import paper_names
 
     assert "Murmur" in paper_names("Murmur: Streaming Speech Recognition with Constant Memory", [])
     assert "K2-Agent" in paper_names("K2-Agent: co-evolving know-what", [])
@@ -124,7 +124,7 @@ def test_a_saved_bm25_index_from_other_name_rules_is_rebuilt(seed_settings, seed
     import json
     import shutil
 
-    from qa_service.lexical import META, LexicalIndex
+    from qa_service.store.lexical import META, LexicalIndex
 
     saved = tmp_path / "bm25"
     shutil.copytree(seed_index.bm25_path, saved)

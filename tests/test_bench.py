@@ -3,8 +3,8 @@
 import importlib.util
 import json
 
-from qa_service.corpus import load_corpus
-from qa_service.evaluation import read_questions
+from qa_service.corpus.reading import load_corpus
+from qa_service.answering.evaluation import read_questions
 from tests.conftest import ROOT
 
 

@@ -7,9 +7,9 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from qa_service.checking import check_store
+from qa_service.store.checking import check_store
 from qa_service.cli import main
-from qa_service.index import Index
+from qa_service.store.index import Index
 from tests.conftest import ROOT, SEEDS, make_settings
 
 LOST = "000_e3b5a0511f204a83:5"  # record and chunks deleted: only the corpus files can bring it back

@@ -14,11 +14,11 @@ import pytest
 import requests
 
 from bench.common import free_port, wait_until_up
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
-from qa_service.index import Index
-from qa_service.serving import check_workers
-from qa_service.web import create_app
+from qa_service.store.index import Index
+from qa_service.web.serving import check_workers
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")

@@ -1,8 +1,8 @@
 import pytest
 
-from qa_service.chunking import chunk_text
-from qa_service.embeddings import MAX_TOKENS, MiniLMEmbedding
-from qa_service.tokens import count_tokens, get_encoding, tiktoken_cache_dir
+from qa_service.corpus.chunking import chunk_text
+from qa_service.store.embeddings import MAX_TOKENS, MiniLMEmbedding
+from qa_service.corpus.tokens import count_tokens, get_encoding, tiktoken_cache_dir
 
 
 def test_tiktoken_encodings_load_offline():

@@ -1,8 +1,8 @@
 import pytest
 
-from qa_service.citations import CitationChecker, is_refusal, parse_numbers
-from qa_service.embeddings import MiniLMEmbedding
-from qa_service.prompting import REFUSAL, Source
+from qa_service.answering.citations import CitationChecker, is_refusal, parse_numbers
+from qa_service.store.embeddings import MiniLMEmbedding
+from qa_service.answering.prompting import REFUSAL, Source
 
 TEQUILA = (
     "Ternary weight quantization constrains weights to -1, 0, 1. "

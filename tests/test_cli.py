@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from qa_service.cli import main
-from qa_service.index import Index
+from qa_service.store.index import Index
 from tests.conftest import ROOT, write_seed_file
 
 
@@ -104,7 +104,7 @@ def test_a_hostile_paper_id_fails_the_ingest_and_writes_nothing(run, tmp_path, s
 @pytest.fixture
 def seeded(monkeypatch, seed_settings):
     """The CLI on the session's seed index, and a Flask client on the same data: the two must agree."""
-    from qa_service.web import create_app
+    from qa_service.web.app import create_app
 
     monkeypatch.setenv("QA_DATA_DIR", seed_settings.data_dir)
     monkeypatch.setenv("QA_CONFIG", str(ROOT / "config" / "default.toml"))

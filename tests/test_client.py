@@ -113,7 +113,7 @@ def test_open_service_is_the_packages_entry_point(seed_settings):
 
 @pytest.fixture(scope="module")
 def app_client(seed_settings, seed_index):
-    from qa_service.web import create_app
+    from qa_service.web.app import create_app
 
     return create_app(seed_settings, index=seed_index).test_client()
 

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from qa_service.cli import main
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
 from qa_service.records import NO_MATCH, REFUSAL, paper_of
-from qa_service.web import create_app
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"
@@ -219,7 +219,7 @@ def test_collections_of_another_service_are_not_corpora_here(tmp_path):
     """A Chroma server can hold other services' collections: only those this service made are its corpora."""
     settings = make_settings(tmp_path / "data")
     assert ingest(settings, [SEED_FILE]).exit_code == 0
-    from qa_service.corpora import Corpora
+    from qa_service.store.corpora import Corpora
 
     registry = Corpora(settings)
     client = registry.default.client
@@ -236,8 +236,8 @@ def test_the_four_ways_to_restrict_the_dense_side_agree(client):
     """A Chroma server gets the filter's `where`; the embedded store its `ids` filter, an exact search of the
     few chunks left, or (a broad filter) the nearest chunks over-fetched and the allowed ones kept: each
     returns the same chunks, in the same order, as the others."""
-    from qa_service.filters import MetadataFilter
-    from qa_service.retrieval import Retriever
+    from qa_service.store.filters import MetadataFilter
+    from qa_service.retrieval.retriever import Retriever
 
     services = client.application.extensions["qa"]
     only = MetadataFilter(year=(2026, 2025), keyword=("speech", "routing", "unlearning"))
@@ -281,8 +281,8 @@ def test_metrics_report_every_corpus(client):
 def test_a_filters_vectors_are_read_once_and_the_cache_keeps_to_its_budget(client):
     """The exact search of a narrow filter reads its chunks' vectors from the store once per corpus version and
     filter, then searches them in memory; the cache drops the least recently used filter beyond its budget."""
-    from qa_service.corpora import Corpora
-    from qa_service.filters import MetadataFilter
+    from qa_service.store.corpora import Corpora
+    from qa_service.store.filters import MetadataFilter
 
     services = client.application.extensions["qa"]
     registry = Corpora(services.settings.replace(filter_vector_cache_chunks=5), services.index)

@@ -4,9 +4,9 @@ import pytest
 from click.testing import CliRunner
 
 from qa_service.cli import main
-from qa_service.corpus import load_corpus, read_seed_file
+from qa_service.corpus.reading import load_corpus, read_seed_file
 from qa_service.errors import CorpusError
-from qa_service.textclean import clean_text, sentence_spans
+from qa_service.corpus.textclean import clean_text, sentence_spans
 from tests.conftest import SEEDS, write_seed_file
 
 

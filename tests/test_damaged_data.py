@@ -14,9 +14,9 @@ import shutil
 
 import pytest
 
-from qa_service.index import Index
-from qa_service.retrieval import Retriever
-from qa_service.web import create_app
+from qa_service.store.index import Index
+from qa_service.retrieval.retriever import Retriever
+from qa_service.web.app import create_app
 from tests.conftest import make_settings
 
 QUESTION = {"question": "What is RouterArena?"}

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from chromadb.utils.embedding_functions import config_to_embedding_function, known_embedding_functions
 
-from qa_service.embeddings import MiniLMEmbedding, embedding_function
+from qa_service.store.embeddings import MiniLMEmbedding, embedding_function
 from qa_service.errors import ConfigError
 from tests.conftest import make_settings
 

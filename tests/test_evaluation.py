@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from qa_service.errors import CorpusError
-from qa_service.evaluation import Question, answer_metrics, evaluate_answers, fact_found, rank_metrics, read_questions
+from qa_service.answering.evaluation import Question, answer_metrics, evaluate_answers, fact_found, rank_metrics, read_questions
 from qa_service.records import REFUSAL, Answer, Citation, CitationIssue, IssueKind
 
 SINGLE = Question("s", "How much faster is Tequila?", "single", ["p:1"], ["3.0×", "ARC"])

@@ -2,11 +2,11 @@
 
 import pytest
 
-from qa_service.answering import Answerer
-from qa_service.evaluation import evaluate_answers, read_questions
-from qa_service.extractive import ExtractiveModel
+from qa_service.answering.pipeline import Answerer
+from qa_service.answering.evaluation import evaluate_answers, read_questions
+from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import REFUSAL, Passage, RefusalReason, Source, Turn
-from qa_service.answerability import AnswerabilityJudge
+from qa_service.answering.answerability import AnswerabilityJudge
 from qa_service.records import PaperHit, Retrieval
 from tests.conftest import FRESH2_QUESTIONS, FRESH_QUESTIONS, HELDOUT_QUESTIONS, make_settings
 

@@ -8,9 +8,9 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
-from qa_service.models import FakeModel
-from qa_service.tokens import count_tokens
-from qa_service.web import create_app
+from qa_service.answering.models import FakeModel
+from qa_service.corpus.tokens import count_tokens
+from qa_service.web.app import create_app
 
 
 @pytest.fixture(scope="module")

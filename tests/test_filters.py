@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import BadRequest
-from qa_service.filters import FIELDS_VERSION, MetadataFilter, normalize, parse_filters, parse_metadata, record_fields
-from qa_service.index import Index
+from qa_service.store.filters import FIELDS_VERSION, MetadataFilter, normalize, parse_filters, parse_metadata, record_fields
+from qa_service.store.index import Index
 from qa_service.records import Paper, paper_of
 from tests.conftest import ROOT, make_settings
 
@@ -122,7 +122,7 @@ def test_an_edited_paper_loses_a_field_on_its_record_and_its_chunks(tmp_path, pa
 def test_a_store_written_before_filters_gets_its_fields_at_the_next_ingest(tmp_path, papers):
     """Records without the filter fields (an older data dir) are filled in by a metadata-only pass, and
     `check` names them until then."""
-    from qa_service.checking import check_store
+    from qa_service.store.checking import check_store
 
     index = Index(make_settings(tmp_path / "data"))
     index.ingest(papers)

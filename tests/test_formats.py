@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import CorpusError
 from tests.conftest import ROOT
 

@@ -5,15 +5,15 @@ import json
 
 import pytest
 
-from qa_service.answering import Answerer
-from qa_service.extractive import ExtractiveModel
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.models import FakeModel, OpenAIChatModel
-from qa_service.names import NameResolver
-from qa_service.prompting import REFUSAL
-from qa_service.retrieval import Retriever
-from qa_service.web import create_app
+from qa_service.answering.pipeline import Answerer
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.answering.models import FakeModel, OpenAIChatModel
+from qa_service.corpus.names import NameResolver
+from qa_service.answering.prompting import REFUSAL
+from qa_service.retrieval.retriever import Retriever
+from qa_service.web.app import create_app
 from tests.fake_openai import FakeOpenAI
 
 INJECTION = (

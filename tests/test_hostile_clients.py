@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
-from qa_service.index import Index
-from qa_service.serving import check_limits
+from qa_service.store.index import Index
+from qa_service.web.serving import check_limits
 from tests.conftest import SEEDS, gunicorn, make_settings
 
 CLIENT_TIMEOUT = 2  # seconds; short so that the test sees stalled clients dropped

@@ -2,10 +2,10 @@ import chromadb
 import pytest
 from chromadb.config import Settings as ChromaSettings
 
-from qa_service.corpus import load_corpus
-from qa_service.embeddings import MiniLMEmbedding
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.embeddings import MiniLMEmbedding
 from qa_service.errors import EmbeddingMismatch, NotFound, NotIndexed
-from qa_service.index import Index
+from qa_service.store.index import Index
 from tests.conftest import write_seed_file
 
 ABSTRACTS = [

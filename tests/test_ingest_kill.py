@@ -6,9 +6,9 @@ import signal
 import subprocess
 import sys
 
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.web import create_app
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 

@@ -10,7 +10,7 @@ import pytest
 from chromadb.config import Settings as ChromaSettings
 
 from qa_service.errors import StoreBusy
-from qa_service.lease import ChromaLease
+from qa_service.store.lease import ChromaLease
 from tests.test_chroma_server import chroma_url  # noqa: F401 - the module's `chroma run` server
 
 

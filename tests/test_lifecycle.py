@@ -23,14 +23,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings as hsettings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from qa_service.checking import check_store
+from qa_service.store.checking import check_store
 from qa_service.errors import CorpusError
-from qa_service.filters import MetadataFilter
-from qa_service.index import expected_chunk_ids
+from qa_service.store.filters import MetadataFilter
+from qa_service.store.index import expected_chunk_ids
 from qa_service.records import Paper
-from qa_service.store import close_client
-from qa_service.textclean import clean_text
-from qa_service.web import create_app
+from qa_service.store.chroma import close_client
+from qa_service.corpus.textclean import clean_text
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
 
 CORPORA = ["iclr2026", "alpha", "beta"]  # the default corpus and two named ones

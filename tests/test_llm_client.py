@@ -16,8 +16,8 @@ import llm  # noqa: F401 - installed with the dev extra; the test runs its CLI a
 import pytest
 from werkzeug.serving import make_server
 
-from qa_service.tokens import count_tokens
-from qa_service.web import create_app
+from qa_service.corpus.tokens import count_tokens
+from qa_service.web.app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -15,12 +15,12 @@ import threading
 
 import pytest
 
-from qa_service.checking import check_store
-from qa_service.corpus import load_corpus
+from qa_service.store.checking import check_store
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import StoreBusy
-from qa_service.index import Index
-from qa_service.locking import StoreLocks
-from qa_service.web import create_app
+from qa_service.store.index import Index
+from qa_service.store.locking import StoreLocks
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 ONE_FILE = SEEDS / "004_b7de3c5bc70ac347.txt"  # 19 of the 57 papers

@@ -3,13 +3,13 @@ are answered from the paper records, with citations to the papers listed."""
 
 import pytest
 
-from qa_service.answering import Answerer
-from qa_service.corpora import Corpora
-from qa_service.corpus import load_corpus
-from qa_service.extractive import ExtractiveModel
-from qa_service.filters import MetadataFilter
-from qa_service.index import Index
-from qa_service.metaquestions import read_question
+from qa_service.answering.pipeline import Answerer
+from qa_service.store.corpora import Corpora
+from qa_service.corpus.reading import load_corpus
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.store.filters import MetadataFilter
+from qa_service.store.index import Index
+from qa_service.answering.metaquestions import read_question
 from tests.conftest import ROOT, SEEDS, make_settings
 
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"

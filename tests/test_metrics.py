@@ -11,9 +11,9 @@ import requests
 from prometheus_client import generate_latest
 
 from bench.common import free_port, wait_until_up
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.web import create_app
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.test_chroma_server import chroma_url  # noqa: F401 - the module's `chroma run` server
 

@@ -7,8 +7,8 @@ import httpx2
 import pytest
 
 from qa_service.errors import ModelError, ModelTimeout
-from qa_service.models import ModelRequest, OpenAIChatModel, Usage
-from qa_service.prompting import Source
+from qa_service.answering.models import ModelRequest, OpenAIChatModel, Usage
+from qa_service.answering.prompting import Source
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI, completion
 

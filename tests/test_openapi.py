@@ -17,11 +17,11 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
-from qa_service.corpora import Corpora  # noqa: E402
-from qa_service.corpus import load_corpus  # noqa: E402
+from qa_service.store.corpora import Corpora  # noqa: E402
+from qa_service.corpus.reading import load_corpus  # noqa: E402
 from qa_service.errors import QAError  # noqa: E402
-from qa_service.index import Index  # noqa: E402
-from qa_service.web import create_app  # noqa: E402
+from qa_service.store.index import Index  # noqa: E402
+from qa_service.web.app import create_app  # noqa: E402
 from tests.conftest import ROOT, SEEDS, gunicorn, make_settings  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]

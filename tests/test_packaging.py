@@ -42,7 +42,7 @@ def wheel(tmp_path_factory) -> Path:
 def test_the_wheel_ships_what_runs_from_any_folder(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"qa_service/seeds/{p.name}" for p in SEEDS.glob("*.txt")} <= names
-    assert {"qa_service/default.toml", "qa_service/prompts/system.md", "qa_service/static/index.html",
+    assert {"qa_service/default.toml", "qa_service/prompts/system.md", "qa_service/web/static/index.html",
             "qa_service/assets/minilm/tokenizer.json", f"qa_service-{__version__}.dist-info/licenses/LICENSE"} <= names
     assert not any("__pycache__" in name for name in names)
 

@@ -7,8 +7,8 @@ import re
 import threading
 
 from qa_service.errors import ModelError
-from qa_service.models import FakeModel
-from qa_service.web import create_app
+from qa_service.answering.models import FakeModel
+from qa_service.web.app import create_app
 from tests.conftest import ROOT
 from tests.pagekit import (  # noqa: F401 - fixtures
     OUTPUT, TEQUILA, LiveServer, ask, assert_clean, browser, expect, gated, hold_a_long_answer, in_view, page, page_index,
@@ -157,7 +157,7 @@ def test_page_sends_csp_and_has_no_inline_script(server):
     assert "script-src 'self'" in headers["Content-Security-Policy"] and "'unsafe-inline'" not in headers["Content-Security-Policy"]
     assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY"
     assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
-    for script in (ROOT / "qa_service" / "static").glob("*.js"):  # model and abstract text is never parsed as HTML
+    for script in (ROOT / "qa_service" / "web" / "static").glob("*.js"):  # model and abstract text is never parsed as HTML
         source = script.read_text()
         assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment", source), script
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from qa_service.corpora import Corpora
-from qa_service.corpus import load_corpus
-from qa_service.web import create_app
+from qa_service.store.corpora import Corpora
+from qa_service.corpus.reading import load_corpus
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.pagekit import (  # noqa: F401 - fixtures
     PHONE, LiveServer, ask, assert_clean, browser, expect, open_page, page, page_index, server,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
-from qa_service.web import create_app
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
 from tests.pagekit import (  # noqa: F401 - fixtures
     DESKTOP, OUTPUT, PHONE, TEQUILA, LiveServer, ask, assert_clean, browser, expect, fake_server, gated,

@@ -2,10 +2,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from qa_service.prompting import REFUSAL, build_prompt, defuse, load_templates, prompts_dir
+from qa_service.answering.prompting import REFUSAL, build_prompt, defuse, load_templates, prompts_dir
 from qa_service.records import Turn
-from qa_service.retrieval import Evidence, PaperHit
-from qa_service.tokens import count_tokens
+from qa_service.retrieval.retriever import Evidence, PaperHit
+from qa_service.corpus.tokens import count_tokens
 from tests.conftest import ROOT
 
 TEXT_A = "RouterArena is a platform. It compares LLM routers. It has a leaderboard. It is open to everyone."

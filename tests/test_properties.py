@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from qa_service.chunking import chunk_text
-from qa_service.corpus import load_corpus
+from qa_service.corpus.chunking import chunk_text
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import CorpusError
-from qa_service.textclean import clean_text, sentence_spans
-from qa_service.tokens import count_tokens
-from qa_service.web import create_app
+from qa_service.corpus.textclean import clean_text, sentence_spans
+from qa_service.corpus.tokens import count_tokens
+from qa_service.web.app import create_app
 
 NASTY = st.sampled_from(["\x00", "\u202e", "\u2066", "\u200b", "\ufeff", "$", "\\textbf{", "}", "**", "_", "~", "\\%", ". ", "\n", "\r\n", "e.g. ", "×", "😀", "\ud7ff"])
 TEXT = st.lists(st.one_of(st.text(max_size=40), NASTY), max_size=60).map("".join)

@@ -11,10 +11,10 @@ import requests
 
 from bench.common import free_port
 from qa_service.config import Settings
-from qa_service.corpus import load_corpus
+from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
-from qa_service.index import Index
-from qa_service.web import create_app
+from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, gunicorn, make_settings
 
 PAPER = "/api/papers/000_e3b5a0511f204a83:11"

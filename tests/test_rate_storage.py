@@ -13,7 +13,7 @@ import pytest
 
 from bench.common import free_port
 from qa_service.errors import ConfigError
-from qa_service.web import create_app
+from qa_service.web.app import create_app
 from tests.conftest import ROOT
 
 PAPER = "/api/papers/000_e3b5a0511f204a83:11"

@@ -4,7 +4,7 @@ import json
 import re
 import unicodedata
 
-from qa_service.web import create_app
+from qa_service.web.app import create_app
 from tests.conftest import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

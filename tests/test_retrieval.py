@@ -1,7 +1,7 @@
 import pytest
 
-from qa_service.evaluation import evaluate_retrieval, read_questions
-from qa_service.retrieval import Retriever
+from qa_service.answering.evaluation import evaluate_retrieval, read_questions
+from qa_service.retrieval.retriever import Retriever
 from tests.conftest import HELDOUT_QUESTIONS, TUNE_QUESTIONS
 
 
@@ -109,7 +109,7 @@ def test_bm25_top_n_is_the_best_scoring_chunks_best_first_and_ties_in_index_orde
     12-24 ms at 70,000 chunks when most scores tie); the scores must be exactly bm25s's own, best first."""
     import numpy as np
 
-    from qa_service.lexical import LexicalIndex
+    from qa_service.store.lexical import LexicalIndex
 
     texts = ["router arena routing benchmark"] * 6 + ["speech recognition model"] * 4 + ["routing of prompts between language models"]
     ids = [f"p{i}#0" for i in range(len(texts))]

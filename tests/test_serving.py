@@ -5,10 +5,10 @@ import logging
 
 import pytest
 
-from qa_service.models import OpenAIChatModel
+from qa_service.answering.models import OpenAIChatModel
 from qa_service.records import ModelRequest
-from qa_service.serving import configure_logging
-from qa_service.web import create_app
+from qa_service.web.serving import configure_logging
+from qa_service.web.app import create_app
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI
 

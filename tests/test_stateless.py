@@ -18,8 +18,8 @@ import pytest
 import requests
 
 from bench.common import free_port, wait_until_up
-from qa_service.corpus import load_corpus
-from qa_service.index import Index
+from qa_service.corpus.reading import load_corpus
+from qa_service.store.index import Index
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.test_chroma_server import chroma_url, until  # noqa: F401 - the module's `chroma run` server
 

@@ -1,6 +1,6 @@
 import pytest
 
-from qa_service.web import create_app
+from qa_service.web.app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,164 @@
+"""The offline answerer: picks and orders the source sentences that answer the question.
+
+Deterministic and network-free. Every sentence it returns is quoted verbatim from a
+source and cited, so its answers are grounded by construction. Sentences are chosen by
+meaning (MiniLM cosine to the question, the embeddings the service already has) combined
+with lexical evidence (the question's rare terms, idf-weighted). Whether to answer at all
+is not its call: the answerability judge decided that before it was asked; it refuses
+only when it was handed no sources.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .followups import standalone_question
+from ..store.lexical import content_terms
+from ..questions import asks_quantity, is_plural
+from ..records import REFUSAL, Completion, CorpusView, ModelRequest, Passage, Source, Usage
+from ..corpus.textclean import sentence_spans
+
+_NUMBER = re.compile(r"\d")
+
+
+@dataclass(frozen=True)
+class ExtractiveTuning:
+    """The extractive model's numbers; each is a setting (see config.py for why each value)."""
+
+    semantic_weight: float = 0.6
+    number_bonus: float = 0.15
+    rank_decay: float = 0.9
+    multi_share: float = 0.5
+    second_share: float = 0.8
+    max_papers: int = 8
+
+
+@dataclass
+class Candidate:
+    source: Source
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+class ExtractiveModel:
+    """An answerer made of the sources' own sentences, each cited."""
+
+    name = "extractive"
+    follows_instructions = False  # it quotes sentences; a caller's instructions cannot change which
+
+    def __init__(self, tuning: ExtractiveTuning | None = None) -> None:
+        self.tuning = tuning or ExtractiveTuning()
+
+    def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
+               every: bool = False) -> str:
+        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score.
+
+        A question about several papers that names some ("which papers report on MMLU-Pro?") is
+        answered from all the sources, the named ones always among them: a name narrows a one-paper
+        question, but the papers that do the same thing without the name are part of the list."""
+        plural = is_plural(question) and not every
+        pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
+        quantity = asks_quantity(question)
+        per_source = [c for c in self._candidates(question, pool, corpus, quantity) if c]
+        if not per_source:
+            return REFUSAL
+        per_source.sort(key=lambda cands: -cands[0].score)
+        top = per_source[0][0].score
+        t = self.tuning
+        if every and about:
+            chosen = [cands[0] for cands in per_source]
+        elif plural and len(per_source) > 1:
+            picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
+            chosen = [cands[0] for cands in picked]  # one best sentence from each relevant paper
+        else:
+            picked = [per_source[0]]
+            cands = picked[0]
+            chosen = [cands[0]] + [c for c in cands[1:2] if c.score >= t.second_share * cands[0].score]
+            chosen += self._complete(cands, chosen, quantity)
+        chosen.sort(key=lambda c: (c.source.n, c.start))
+        return " ".join(_cite(c) for c in chosen)
+
+    def _complete(self, cands: list[Candidate], chosen: list[Candidate], quantity: bool) -> list[Candidate]:
+        """A one-paper answer names the paper's method and, when a number is asked for, gives one."""
+        extra: list[Candidate] = []
+        label = cands[0].source.label
+        if " " not in label.strip():
+            named = re.compile(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])")  # the name, not a URL that contains it
+            if not any(named.search(c.text) for c in chosen):
+                extra += [c for c in cands if named.search(c.text)][:1]
+        if quantity and not any(_NUMBER.search(c.text) for c in chosen + extra):
+            extra += [c for c in cands if _NUMBER.search(c.text) and c not in extra][:1]
+        return extra
+
+    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, quantity: bool) -> list[list[Candidate]]:
+        """Every sentence of each source's passages, scored by meaning and rare-term overlap, best first.
+
+        All sources' sentences are embedded and weighed in one pass: one call to the model for
+        whatever the cache lacks, the question's terms analysed once."""
+        spans = [[s for passage in source.passages for s in _sentences(passage)] for source in sources]
+        texts = [text for source_spans in spans for _, _, text in source_spans]
+        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus)))
+        t = self.tuning
+        per_source = []
+        for source, source_spans in zip(sources, spans):
+            found = []
+            for start, end, text in source_spans:
+                sem, lex = next(scores)
+                score = t.semantic_weight * sem + (1 - t.semantic_weight) * lex
+                if quantity and _NUMBER.search(text):
+                    score += t.number_bonus
+                score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
+                found.append(Candidate(source, start, end, text, score))
+            per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
+        return per_source
+
+    def _reply(self, request: ModelRequest) -> str:
+        if request.task == "rewrite":
+            return standalone_question(request.question, request.history)
+        return self.answer(request.question, request.sources, request.corpus, request.about, request.every)
+
+    def complete(self, request: ModelRequest) -> Completion:
+        return Completion(self._reply(request), Usage(0, 0))
+
+    def stream(self, request: ModelRequest) -> Iterator[str | Usage]:
+        text = self._reply(request)
+        for piece in re.findall(r"\S+\s*", text):
+            yield piece
+        yield Usage(0, 0)
+
+
+def _cosines(question: str, texts: list[str], corpus: CorpusView | None) -> list[float]:
+    """Cosine of each sentence to the question (vectors are L2-normalised); zeros without embeddings."""
+    vectors = corpus.embed([question, *texts]) if corpus is not None else None
+    if vectors is None:
+        return [0.0] * len(texts)
+    matrix = np.asarray(vectors, dtype=np.float32)
+    return [max(0.0, float(v)) for v in matrix[1:] @ matrix[0]]
+
+
+def _overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list[float]:
+    """Share of the question's idf weight each sentence contains."""
+    terms = content_terms(question)
+    idf = corpus.idf if corpus is not None else (lambda term: 1.0)
+    total = sum(idf(term) for term in terms)
+    if total <= 0:
+        return [0.0] * len(texts)
+    return [sum(idf(term) for term in terms & content_terms(text)) / total for text in texts]
+
+
+def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
+    return [(passage.start + s, passage.start + e, passage.text[s:e]) for s, e in sentence_spans(passage.text)]
+
+
+def _cite(candidate: Candidate) -> str:
+    """'… speedup.' -> '… speedup [2].' so that the quote stays an exact substring."""
+    text = candidate.text.rstrip()
+    if text[-1:] in ".!?":
+        return f"{text[:-1]} [{candidate.source.n}]{text[-1]}"
+    return f"{text} [{candidate.source.n}]."

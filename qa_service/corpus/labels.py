@@ -1,0 +1,128 @@
+"""Readable labels for papers without titles: the method or benchmark an abstract names."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Iterable
+
+from ..records import Paper
+from .textclean import clean_text
+
+# a hyphen may be typeset as U+2010 or the non-breaking U+2011 ("MMLU‑Pro"): the same name
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-\u2010\u2011]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
+_BOLD_RAW = re.compile(r"\*\*([^*]{2,40})\*\*|\\textbf\{([^{}]{2,40})\}|\\emph\{([^{}]{2,40})\}")
+_INTRO = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:first\s+|further\s+)?(?:propose|introduce|present|develop|design)s?\b",
+    re.IGNORECASE,
+)
+_PHRASE_STOP = re.compile(r",|;|:|\.\s|\(|—")
+_BORROWED = re.compile(r"\b(?:existing|prior|previous|representative|baselines?|extends|such as|like|over|than)\b", re.I)
+_TITLE_PHRASE = re.compile(r"^(?:(?:[A-Z][\w²-]*|of|for|and|with|via|to)\s){1,5}[A-Z][\w²-]*")
+_LEADING = re.compile(r"^(?:a|an|the|our|new|novel|simple|general|first|unified)\s+", re.IGNORECASE)
+_GENERIC = {
+    "LLM", "LLMs", "LMs", "LLaMA", "GPU", "GPUs", "CNN", "CNNs", "RL", "AI", "SOTA", "API", "APIs",
+    "NLP", "PhD", "MoE", "ImageNet", "GPT-4o", "CoT", "LMM", "LMMs", "VLM", "VLMs", "MLLM", "MLLMs",
+    "DNN", "DNNs", "ViT", "ViTs",
+}
+
+
+def is_name_like(token: str) -> bool:
+    """RouterArena, RLP, reAR, K²-Agent, CUDA-L1: shapes that names of methods take."""
+    if token in _GENERIC or len(token) < 3 or not any(c.isalpha() for c in token):
+        return False
+    if any(part.isalpha() and part.islower() and len(part) > 2 for part in re.split(r"[-\u2010\u2011]", token)[1:]):
+        return False  # VMP-protected, LLM-based: a qualifier, not a name
+    inner_upper = any(c.isupper() for c in token[1:])
+    has_digit = any(c.isdigit() or c in "²³" for c in token)
+    return inner_upper or (has_digit and token[0].isupper())
+
+
+_QUESTION_WORD = re.compile(r"[\w²³\-\u2010\u2011]+")
+
+
+def question_names(question: str) -> set[str]:
+    """Words of a question that may name a paper: name-shaped (GPTQ), or capitalised mid-sentence (Tequila)."""
+    tokens = _QUESTION_WORD.findall(question)
+    return {t for i, t in enumerate(tokens) if is_name_like(t) or (i > 0 and t[:1].isupper() and len(t) > 3)}
+
+
+def name_candidates(text: str) -> set[str]:
+    return {t for t in _TOKEN.findall(text) if is_name_like(t)}
+
+
+def _bold_terms(raw: str) -> list[str]:
+    terms = []
+    for groups in _BOLD_RAW.findall(raw):
+        term = clean_text(next(g for g in groups if g)).strip(" .,:")
+        if len(term) >= 3 and " " not in term and any(c.isupper() for c in term):
+            terms.append(term)
+    return terms
+
+
+def derive_label(paper: Paper, document_frequency: Counter) -> str:
+    """The best-scoring name unique to this paper, else a short phrase from the contribution."""
+    text = paper.text
+    scores: Counter = Counter()
+    intro_spans = [m.end() for m in _INTRO.finditer(text)]
+    for term in _bold_terms(paper.abstract):
+        if document_frequency.get(term, 0) <= 1:
+            scores[term] += 3
+    tokens = _TOKEN.findall(text)
+    for token in tokens:
+        if is_name_like(token) and document_frequency.get(token, 0) <= 1:
+            scores[token] += 0.5
+    for token in list(scores):
+        first = text.find(token)
+        sentence = text[max(text.rfind(". ", 0, first), 0) : text.find(". ", first) % (len(text) + 1)]
+        in_intro = any(token in text[start : start + 160] for start in intro_spans)
+        if _BORROWED.search(sentence) and not in_intro:
+            scores[token] -= 1.5  # named as prior work, not as this paper's contribution
+    for start in intro_spans:
+        window = text[start : start + 160]
+        for token in name_candidates(window):
+            if document_frequency.get(token, 0) <= 1:
+                scores[token] += 2
+        single = re.match(r"\s*(?:a\s+|an\s+|the\s+)?([A-Z][\w²\-]{2,20})(?=,|:| \(|\.)", window)
+        if single and document_frequency.get(single.group(1), 0) <= 1:
+            scores[single.group(1)] += 2.5  # "we propose Tequila, a ..."
+        paren = re.search(r"\(([A-Z][A-Za-z0-9²\-]{2,15})\)", window)
+        if paren and document_frequency.get(paren.group(1), 0) <= 1:
+            name = paren.group(1)
+            scores[name] += 2.5 + (0.5 * tokens.count(name) if not is_name_like(name) else 0)
+    if scores:
+        best, score = max(scores.items(), key=lambda kv: (kv[1], -text.find(kv[0])))
+        if score >= 1.5:
+            return best
+    return _phrase_label(text, intro_spans)
+
+
+def _phrase_label(text: str, intro_spans: list[int]) -> str:
+    for start in intro_spans:
+        rest = text[start:].strip()
+        rest = _LEADING.sub("", _LEADING.sub("", rest))
+        titled = _TITLE_PHRASE.match(rest)
+        if titled:
+            return titled.group(0)
+        words = _PHRASE_STOP.split(rest, maxsplit=1)[0].split()
+        if len(words) >= 2:
+            phrase = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+            return phrase[0].upper() + phrase[1:]
+    words = text.split()
+    return " ".join(words[:8]).rstrip(",.;:") + ("…" if len(words) > 8 else "")
+
+
+def assign_labels(papers: Iterable[Paper]) -> None:
+    """Label every paper: its title when it has one, else a derived name; labels are unique."""
+    papers = list(papers)
+    frequency: Counter = Counter()
+    for paper in papers:
+        frequency.update(name_candidates(paper.text))
+        frequency.update(set(_bold_terms(paper.abstract)) - name_candidates(paper.text))
+    used: Counter = Counter()
+    for paper in papers:
+        paper.label = paper.title or derive_label(paper, frequency) or paper.id
+        used[paper.label] += 1
+    for paper in papers:
+        if used[paper.label] > 1:
+            paper.label = f"{paper.label} ({paper.id})"

@@ -1,0 +1,129 @@
+"""Which paper a question names: exact, case- and hyphen-blind, or within a small typo budget.
+
+Names are the name-shaped words of each abstract and its one-word label, gathered when
+the lexical index is built. A question's words (and adjacent pairs, for "Router Arena")
+are compared by a normalised key, so K²-Agent, k2-agent and "K2 Agent" are one name, in
+any language around them; a word that is no name and no corpus word is matched within an
+edit budget that grows with its length (optimal string alignment, so a swap of two letters
+is one edit; rapidfuzz, C speed at 20,000 papers). Digits must agree: a version is another name.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable, Iterable
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from ..config import Settings
+from .labels import is_name_like, name_candidates
+from ..records import NameMatch
+
+_WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+_TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then ": " and the rest of the title
+
+def name_key(text: str) -> str:
+    """RouterArena, router-arena, 'Router Arena', K²-Agent -> routerarena, k2agent."""
+    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+
+def paper_names(label: str, texts: Iterable[str]) -> set[str]:
+    """The names a paper can be called by: the name-shaped words of its text, its label when one word,
+    and the one word before a title's colon ("Murmur: Streaming Speech Recognition..."), which is how
+    papers call themselves even when the name is an ordinary word."""
+    names = {n for text in texts for n in name_candidates(text)}
+    if label and " " not in label.strip():
+        names.add(label.strip())
+    titled = _TITLE_NAME.match(label or "")
+    if titled:
+        names.add(titled.group(1))
+    return names
+
+
+def lowercase_words(texts: Iterable[str]) -> set[str]:
+    """The words a corpus writes in lower case: 'math' in 'math tasks' is a word, whatever 'MATH' names."""
+    return {w for text in texts for w in _WORD.findall(text) if w.islower()}
+
+
+def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: set[str] = frozenset()) -> dict[str, dict]:
+    """key -> {name, papers, word}; a name shared by more than `max_papers` papers names no one paper.
+
+    `word` marks a name the corpus also uses as an ordinary lower-case word (the MATH benchmark
+    and "math"): typed in lower case, it is that word, not the name."""
+    book: dict[str, dict] = {}
+    for pid, names in names_by_paper.items():
+        for name in names:
+            key = name_key(name)
+            if len(key) >= 3:
+                entry = book.setdefault(key, {"name": name, "papers": [], "word": key in words})
+                entry["papers"].append(pid)
+    return {k: v for k, v in book.items() if len(v["papers"]) <= max_papers}
+
+
+def _names_it(typed: str, entry: dict) -> bool:
+    """An exact key match names the paper, unless the name is also a corpus word typed as that word."""
+    return not (entry.get("word") and typed.islower())
+
+
+def _digits(key: str) -> str:
+    return "".join(c for c in key if c.isdigit())
+
+
+def typo_budget(length: int, settings: Settings) -> int:
+    """Edits allowed for a word of this length: none for short words, more for long ones."""
+    if length < settings.name_typo_min_length:
+        return 0
+    return 1 if length < settings.name_typo_two_edits_length else 2
+
+
+class NameResolver:
+    """Resolves a question's words against the corpus's names."""
+
+    def __init__(self, book: dict[str, dict], known_word: Callable[[str], bool], settings: Settings):
+        self.book = book
+        self.keys = list(book)
+        self.known_word = known_word
+        self.settings = settings
+
+    def closest(self, key: str, budget: int) -> str | None:
+        """The name key within `budget` edits of `key`: one scan of every name in the corpus."""
+        found = process.extractOne(key, self.keys, scorer=OSA.distance, score_cutoff=budget)
+        if found is None or _digits(found[0]) != _digits(key):  # FlashAttention-3 is not FlashAttention
+            return None
+        return found[0]
+
+    def resolve(self, question: str) -> tuple[list[NameMatch], list[str]]:
+        """(names matched, name-shaped words that match nothing in the corpus).
+
+        Only the first `max_typo_lookups` words that could be typos are looked up, each a scan of
+        every name: a question's work stays bounded however many name-shaped words it holds."""
+        words = [_POSSESSIVE.sub("", w).strip("'’-\u2010\u2011") for w in _WORD.findall(question)[: self.settings.max_question_words]]
+        words = [w for w in words if w]
+        candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
+        known = {w: self.known_word(w) for w in words}  # each word analysed once
+        matches: dict[str, NameMatch] = {}
+        covered: set[str] = set()
+        for typed, key in candidates:
+            entry = self.book.get(key) if len(key) >= 3 else None
+            if entry is not None and _names_it(typed, entry):
+                matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
+                covered.update(typed.split())
+        lookups = 0
+        for typed, key in candidates:
+            if typed in covered or " " in typed or key in self.book or known[typed]:
+                continue
+            budget = typo_budget(len(key), self.settings)
+            if budget and self.keys and lookups < self.settings.max_typo_lookups:
+                lookups += 1
+                found = self.closest(key, budget)
+                if found is not None:
+                    entry = self.book[found]
+                    matches.setdefault(found, NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
+                    covered.add(typed)
+        unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w]]
+        return list(matches.values()), list(dict.fromkeys(unknown))

@@ -1,0 +1,206 @@
+"""Metadata filters (year, venue, author, keyword): parsed once, then one Chroma `where` for both sides.
+
+A filter is an AND over fields and an OR over each field's values: `{"year": [2025, 2026],
+"author": "Ada Marchetti"}` is a paper from 2025 or 2026 with Ada Marchetti among its authors.
+Text matches ignore case, accents and extra spaces (`normalize`), so every paper record
+carries its filter fields in that form (`record_fields`), on its chunks too: the dense side
+is a Chroma query with `where`, and the lexical side scores only the papers the same
+`where` selects in the paper records.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from ..corpus.authors import given_first
+from ..config import Settings
+from ..errors import BadRequest
+from ..inputs import YEAR_PATTERN, has_visible, unicode_text
+from ..records import Paper
+
+FIELDS = ("year", "venue", "author", "keyword")
+#: The metadata keys the filter fields are stored under, beside the record's own fields.
+STORED = {"year": "f_year", "venue": "f_venue", "author": "f_authors", "keyword": "f_keywords"}
+#: Set on every record written with filter fields: records from before are backfilled by the next ingest.
+MARK, FIELDS_VERSION = "f_v", 2  # 2: authors as "given surname" ("Lovelace, Ada" was stored as written)
+YEAR_MIN, YEAR_MAX = 1, 9999
+_YEAR_TEXT = re.compile(YEAR_PATTERN)
+_TEXT_FIELDS = ("venue", "author", "keyword")
+
+
+def normalize(text: str) -> str:
+    """Case, accents and spacing do not matter: 'Ada  Marchetti', 'ada marchetti' and 'Adà Marchetti' match."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(bare.casefold().split())
+
+
+def author_key(name: str) -> str:
+    """An author as filters and metadata questions match them: 'Lovelace, Ada' is 'Ada Lovelace'."""
+    return normalize(given_first(name))
+
+
+def field_key(name: str, value: str) -> str:
+    """A text field's value as stored and matched."""
+    return author_key(value) if name == "author" else normalize(value)
+
+
+def record_fields(paper: Paper) -> dict[str, Any]:
+    """The filter fields of a paper as Chroma metadata; an empty field is None (Chroma refuses empty
+    lists, and None removes the key when a record is updated)."""
+    authors = sorted({author_key(a) for a in paper.authors if author_key(a)})
+    keywords = sorted({normalize(k) for k in paper.keywords if normalize(k)})
+    return {
+        MARK: FIELDS_VERSION,
+        STORED["year"]: paper.year if paper.year else None,
+        STORED["venue"]: normalize(paper.venue) or None,
+        STORED["author"]: authors or None,
+        STORED["keyword"]: keywords or None,
+    }
+
+
+@dataclass(frozen=True)
+class MetadataFilter:
+    """What a request restricts papers to; empty: no restriction. Values as given (for display)."""
+
+    year: tuple[int, ...] = ()
+    venue: tuple[str, ...] = ()
+    author: tuple[str, ...] = ()
+    keyword: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) for name in FIELDS)
+
+    def where(self) -> dict | None:
+        """The Chroma `where` that selects the records this filter allows; None when it allows all."""
+        clauses: list[dict] = []
+        if self.year:
+            clauses.append({STORED["year"]: {"$in": list(self.year)}})
+        if self.venue:
+            clauses.append({STORED["venue"]: {"$in": sorted({normalize(v) for v in self.venue})}})
+        for name in ("author", "keyword"):
+            values = sorted({field_key(name, v) for v in getattr(self, name)})
+            alternatives = [{STORED[name]: {"$contains": v}} for v in values]
+            if alternatives:
+                clauses.append(alternatives[0] if len(alternatives) == 1 else {"$or": alternatives})
+        if not clauses:
+            return None
+        return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+    def matches(self, paper: Paper) -> bool:
+        """The same test in Python, for records already in memory (metadata questions, /api/papers)."""
+        if self.year and paper.year not in self.year:
+            return False
+        if self.venue and normalize(paper.venue) not in {normalize(v) for v in self.venue}:
+            return False
+        for name, values in (("author", paper.authors), ("keyword", paper.keywords)):
+            wanted = {field_key(name, v) for v in getattr(self, name)}
+            if wanted and not wanted & {field_key(name, v) for v in values}:
+                return False
+        return True
+
+    def describe(self) -> str:
+        """'year 2026, author Ada Marchetti': how an answer names the filters it ran under."""
+        parts = []
+        for name in FIELDS:
+            values = getattr(self, name)
+            if values:
+                parts.append(f"{name} " + " or ".join(str(v) for v in values))
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, list]:
+        return {name: list(getattr(self, name)) for name in FIELDS if getattr(self, name)}
+
+    @property
+    def key(self) -> tuple:
+        """Equal for filters that select the same records (a cache key)."""
+        return (tuple(sorted(set(self.year))),) + tuple(tuple(sorted({field_key(n, v) for v in getattr(self, n)})) for n in _TEXT_FIELDS)
+
+
+NO_FILTER = MetadataFilter()
+
+
+def parse_filters(value: Any, settings: Settings, what: str = "filters") -> MetadataFilter:
+    """A request's `filters` object: each field one value or a list of them; anything else is a 400 naming it."""
+    if value is None:
+        return NO_FILTER
+    if not isinstance(value, dict):
+        raise BadRequest(f"'{what}' must be an object with any of {', '.join(FIELDS)}", param=what)
+    for key in value:
+        if key not in FIELDS:
+            raise BadRequest(f"'{what}.{key}' is not a filter: the filters are {', '.join(FIELDS)}", param=f"{what}.{key}")
+    found: dict[str, tuple] = {}
+    for name in FIELDS:
+        if name in value:
+            found[name] = _values(name, value[name], settings, f"{what}.{name}")
+    return MetadataFilter(**found)
+
+
+def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> MetadataFilter:
+    """/v1's `metadata` object: OpenAI's metadata values are strings, so a year comes as "2026"."""
+    if value is None:
+        return NO_FILTER
+    if not isinstance(value, dict):
+        raise BadRequest(f"'{what}' must be an object with any of {', '.join(FIELDS)}", param=what)
+    converted = dict(value)
+    year = converted.get("year")
+    if isinstance(year, str):
+        if not _YEAR_TEXT.fullmatch(year):
+            raise BadRequest(f"'{what}.year' must be a year from 1 to 9999, such as \"2026\"", param=f"{what}.year")
+        converted["year"] = int(year)
+    elif "year" in converted:
+        raise BadRequest(f"'{what}.year' must be a string, such as \"2026\"", param=f"{what}.year")
+    for name in _TEXT_FIELDS:
+        if name in converted and not isinstance(converted[name], str):
+            raise BadRequest(f"'{what}.{name}' must be a string", param=f"{what}.{name}")
+    return parse_filters(converted, settings, what)
+
+
+def filters_from_options(settings: Settings, **options: Iterable[Any]) -> MetadataFilter:
+    """The command line's repeated --year/--venue/--author/--keyword options; an error names the option."""
+    return MetadataFilter(**{name: _values(name, list(values), settings, f"--{name}") for name, values in options.items() if values})
+
+
+def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataFilter:
+    """?year=2026&author=...: a query string's repeated parameters (each a value)."""
+    given: dict[str, list] = {}
+    for name in FIELDS:
+        values = args.getlist(name) if hasattr(args, "getlist") else ([args[name]] if name in args else [])
+        if not values:
+            continue
+        if name == "year":
+            if not all(_YEAR_TEXT.fullmatch(v) for v in values):
+                raise BadRequest("'year' must be a year from 1 to 9999, such as 2026", param="year")
+            values = [int(v) for v in values]
+        given[name] = values
+    return MetadataFilter(**{name: _values(name, values, settings, name) for name, values in given.items()})
+
+
+def _values(name: str, value: Any, settings: Settings, where: str) -> tuple:
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise BadRequest(f"'{where}' must not be an empty list: leave it out to allow every {name}", param=where)
+    if len(values) > settings.max_filter_values:
+        raise BadRequest(f"'{where}' holds more than {settings.max_filter_values} values", param=where)
+    return tuple(_year(v, where) if name == "year" else _text(v, settings, where) for v in values)
+
+
+def _year(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not YEAR_MIN <= value <= YEAR_MAX:
+        raise BadRequest(f"'{where}' must be a year (a whole number from {YEAR_MIN} to {YEAR_MAX}, such as 2026) "
+                         f"or a list of them", param=where)
+    return value
+
+
+def _text(value: Any, settings: Settings, where: str) -> str:
+    if not isinstance(value, str):
+        raise BadRequest(f"'{where}' must be a string or a list of strings", param=where)
+    unicode_text(value, f"'{where}'")
+    if not has_visible(value):
+        raise BadRequest(f"'{where}' must not be empty: it needs a visible character", param=where)
+    if len(value) > settings.max_filter_chars:
+        raise BadRequest(f"'{where}' is longer than {settings.max_filter_chars} characters", param=where)
+    return " ".join(value.split())
