@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from typing import Any, NamedTuple, Protocol, Sequence
 
@@ -311,6 +311,57 @@ class CitationIssue:
         return cls(IssueKind(data["kind"]), None if sentence is None else int(sentence), str(data.get("detail", "")))
 
 
+class SentenceKind(str, Enum):
+    """What a unit of the answer is: a claim to check, the service speaking, or the answer's structure."""
+
+    CLAIM = "claim"  # states something about the papers: checked against the sources it cites
+    SERVICE = "service"  # the service's own sentence ("The abstract of X does not report ..."): cites nothing, is no quote
+    STRUCTURE = "structure"  # a heading, a lead-in ending in ":", a table header, filler: nothing to check
+
+
+class SentenceVerdict(str, Enum):
+    """The check of one sentence, in the states a reader can act on."""
+
+    SUPPORTED = "supported"  # the cited quotes state it
+    CONTRADICTED = "contradicted"  # a cited quote states otherwise (another figure, the opposite polarity, another paper)
+    UNVERIFIED = "unverified"  # cited, but the check cannot confirm it
+    UNCITED = "uncited"  # a claim with no citation
+    NOT_CHECKED = "not_checked"  # the service's own sentences and the answer's structure
+
+
+@dataclass
+class AnswerSentence:
+    """One unit of the answer text with its verdict: `answer[start:end]` is the unit as written."""
+
+    start: int
+    end: int
+    text: str
+    kind: SentenceKind = SentenceKind.CLAIM
+    verdict: SentenceVerdict = SentenceVerdict.UNVERIFIED
+    cites: list[int] = field(default_factory=list)  # the source numbers it cites
+    quotes: list[Citation] = field(default_factory=list)  # the best quote of each cited source
+    reason: str = ""  # one short line a reader understands
+
+    def shifted(self, by: int) -> "AnswerSentence":
+        """The same unit after `by` characters were put before it in the answer."""
+        return replace(self, start=self.start + by, end=self.end + by)
+
+    def to_dict(self) -> dict:
+        return {
+            "start": self.start, "end": self.end, "text": self.text, "kind": self.kind.value,
+            "verdict": self.verdict.value, "cites": list(self.cites), "quotes": [q.to_dict() for q in self.quotes],
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "AnswerSentence":
+        return cls(
+            int(data["start"]), int(data["end"]), str(data.get("text", "")), SentenceKind(data.get("kind", "claim")),
+            SentenceVerdict(data.get("verdict", "unverified")), [int(n) for n in data.get("cites", [])],
+            [Citation.from_dict(q) for q in data.get("quotes", [])], str(data.get("reason", "")),
+        )
+
+
 @dataclass
 class CheckedAnswer:
     answer: str
@@ -318,6 +369,7 @@ class CheckedAnswer:
     issues: list[CitationIssue] = field(default_factory=list)
     grounded: bool = False
     refused: bool = False
+    sentences: list[AnswerSentence] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
@@ -543,6 +595,7 @@ class Answer:
     truncated: bool = False  # cut at the caller's max_tokens; only /v1 asks for that, as finish_reason "length"
     corpora: list[str] = field(default_factory=list)  # the corpora searched
     filters: dict[str, list] = field(default_factory=dict)  # the metadata filters applied, as the request gave them
+    sentences: list[AnswerSentence] = field(default_factory=list)  # every unit of `answer`, with its verdict
 
     @property
     def warnings(self) -> list[str]:
@@ -572,6 +625,7 @@ class Answer:
             "index": self.index.to_dict(),
             "corpora": self.corpora,
             "filters": self.filters,
+            "sentences": [s.to_dict() for s in self.sentences],
         }
 
     @classmethod
@@ -595,6 +649,7 @@ class Answer:
             did_you_mean=[str(n) for n in data.get("did_you_mean", [])],
             corpora=[str(c) for c in data.get("corpora", [])],
             filters={str(k): list(v) for k, v in (data.get("filters") or {}).items()},
+            sentences=[AnswerSentence.from_dict(x) for x in data.get("sentences", [])],
         )
 
 

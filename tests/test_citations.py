@@ -67,3 +67,26 @@ def test_refusal_is_grounded_without_citations(checker):
 def test_answer_with_no_citation_at_all_is_not_grounded(checker):
     result = checker.check("Tequila is a quantization method.", SOURCES)
     assert not result.grounded and result.citations == []
+
+
+def test_every_sentence_of_the_answer_comes_back_with_its_place_and_verdict():
+    """answer[start:end] is each unit as returned; a quote backs the first, nothing backs the second."""
+    from qa_service.records import SentenceKind, SentenceVerdict
+
+    text = "Alpha reaches 91% accuracy on the test set. Alpha is trained on cooking recipes."
+    source = Source(1, "p:1", "Alpha", text.split(" Alpha is")[0] + " It uses a new loss.")
+    checked = CitationChecker(lambda term: 1.0).check(f"{text.split('. ')[0]} [1]. Bananas are yellow.", [source])
+    first, second = checked.sentences
+    for unit in checked.sentences:
+        assert checked.answer[unit.start : unit.end] == unit.text
+    assert (first.kind, first.verdict, first.cites) == (SentenceKind.CLAIM, SentenceVerdict.SUPPORTED, [1])
+    assert first.quotes[0].quote == "Alpha reaches 91% accuracy on the test set."
+    assert second.verdict is SentenceVerdict.UNCITED and not checked.grounded
+
+
+def test_a_refusal_is_the_service_speaking_not_a_claim():
+    from qa_service.records import REFUSAL, SentenceKind, SentenceVerdict
+
+    checked = CitationChecker(lambda term: 1.0).check(REFUSAL, [])
+    [unit] = checked.sentences
+    assert (unit.kind, unit.verdict, unit.text) == (SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, REFUSAL)

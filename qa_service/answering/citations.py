@@ -8,7 +8,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..store.lexical import analyze
-from ..records import REFUSAL, CheckedAnswer, Citation, CitationIssue, IssueKind, Source
+from ..records import (
+    REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
+)
 from ..corpus.textclean import sentence_spans
 
 # A source number has at most MARKER_DIGITS digits: a prompt holds a few dozen sources, and a longer
@@ -47,13 +49,15 @@ class CitationChecker:
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()
         if is_refusal(answer):
-            return CheckedAnswer(REFUSAL, grounded=True, refused=True)
+            refusal = AnswerSentence(0, len(REFUSAL), REFUSAL, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED)
+            return CheckedAnswer(REFUSAL, grounded=True, refused=True, sentences=[refusal])
         by_n = {s.n: s for s in sources}
         result = CheckedAnswer(answer)
         bad: set[int] = set()
         clean_parts: list[str] = []
         all_supported = True
         spans = sentence_spans(answer) or [(0, len(answer))]
+        at = 0  # where the next rewritten sentence starts in the answer as returned
         for index, (start, end) in enumerate(spans):
             sentence = answer[start:end]
             numbers: list[int] = []
@@ -62,16 +66,26 @@ class CitationChecker:
             known = [n for n in dict.fromkeys(numbers) if n in by_n]
             bad.update(n for n in numbers if n not in by_n)
             claim = _MARKER.sub("", sentence).strip()
-            clean_parts.append(_rewrite_markers(sentence, by_n))
+            written = _rewrite_markers(sentence, by_n)
+            clean_parts.append(written)
+            unit = AnswerSentence(at, at + len(written), written, cites=known)
+            at += len(written) + 1 if written else 0
+            if written:
+                result.sentences.append(unit)
             if not known:
                 all_supported = False
                 result.issues.append(CitationIssue(IssueKind.UNCITED, index, repr(claim[:80])))
+                unit.verdict, unit.reason = SentenceVerdict.UNCITED, "cites no source"
                 continue
             checks = [self._support(claim, by_n[n], index) for n in known]
             result.citations.extend(checks)
-            if not any(c.supported for c in checks):
+            unit.quotes = checks
+            if any(c.supported for c in checks):
+                unit.verdict, unit.reason = SentenceVerdict.SUPPORTED, "its cited abstract states it"
+            else:
                 all_supported = False
                 result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
+                unit.reason = "the cited abstracts do not confirm it"
         for n in sorted(bad):
             result.issues.append(CitationIssue(IssueKind.UNKNOWN_SOURCE, None, str(n)))
         result.answer = " ".join(p for p in clean_parts if p)

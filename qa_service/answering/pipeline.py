@@ -243,4 +243,5 @@ class Answerer:
             truncated=truncated,
             corpora=scope.names,
             filters=scope.filter.to_dict(),
+            sentences=checked.sentences,
         )

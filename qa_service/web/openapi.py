@@ -8,7 +8,7 @@ from ..config import Settings
 from ..store.corpora import NAME_PATTERN
 from ..store.filters import FIELDS
 from ..inputs import MODEL_ID, MODEL_SEPARATOR, VISIBLE_PATTERN, chat_options, filter_text_schema, filters_schema
-from ..records import Answer, IssueKind, RefusalReason
+from ..records import Answer, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 OPENAI_ERROR = {"$ref": "#/components/schemas/OpenAIError"}
@@ -284,8 +284,19 @@ def answer_schema(citation: dict, index: dict) -> dict:
         "index": index,
         "corpora": {"type": "array", "items": string},
         "filters": _applied_filters(),
+        "sentences": {"type": "array", "items": _sentence_schema(citation)},
     }
     return {"type": "object", "required": list(Answer("").to_dict()), "properties": properties}
+
+
+def _sentence_schema(citation: dict) -> dict:
+    """One unit of the answer with its verdict: answer[start:end] is the unit as written."""
+    string, integer = {"type": "string"}, {"type": "integer"}
+    return {"type": "object", "required": ["start", "end", "text", "kind", "verdict", "cites", "quotes", "reason"], "properties": {
+        "start": integer, "end": integer, "text": string,
+        "kind": {"type": "string", "enum": [k.value for k in SentenceKind]},
+        "verdict": {"type": "string", "enum": [v.value for v in SentenceVerdict]},
+        "cites": {"type": "array", "items": integer}, "quotes": {"type": "array", "items": citation}, "reason": string}}
 
 
 def _applied_filters() -> dict:
