@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 
 from qa_service.cli import main
-from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from qa_service.records import NO_MATCH, REFUSAL, paper_of
 from qa_service.web.app import create_app

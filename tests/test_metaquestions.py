@@ -8,7 +8,6 @@ from qa_service.store.corpora import Corpora
 from qa_service.corpus.reading import load_corpus
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.store.filters import MetadataFilter
-from qa_service.store.index import Index
 from qa_service.answering.metaquestions import read_question
 from tests.conftest import ROOT, SEEDS, make_settings
 
