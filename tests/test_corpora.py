@@ -250,7 +250,7 @@ def test_the_four_ways_to_restrict_the_dense_side_agree(client):
         # exact; the `ids` filter; over-fetched; over-fetched too few, so the `ids` filter after all
         for exact, broad, more in ((300, 2.0, 1.5), (0, 2.0, 1.5), (0, 0.01, 1.5), (0, 0.01, 0.01)):
             chosen = services.settings.replace(filter_exact_chunks=exact, filter_overfetch_share=broad, filter_overfetch=more)
-            retriever = Retriever(services.index, chosen, services.corpora)
+            retriever = Retriever(chosen, services.corpora)
             ways.append([(cid, round(cos, 4)) for cid, cos in retriever._dense(part, question, 5, scope, lexical, mask)])
         ways.append([(cid, round(cos, 4)) for cid, cos in part.index.dense_ids(question, 5, where=only.where())])
         assert len(ways) == 5 and all(way == ways[0] for way in ways) and len(ways[0]) == 5, ways

@@ -2,12 +2,13 @@ import pytest
 
 from qa_service.answering.evaluation import evaluate_retrieval, read_questions
 from qa_service.retrieval.retriever import Retriever
+from qa_service.store.corpora import Corpora
 from tests.conftest import HELDOUT_QUESTIONS, TUNE_QUESTIONS
 
 
 @pytest.fixture(scope="module")
 def retriever(seed_index, seed_settings):
-    return Retriever(seed_index, seed_settings)
+    return Retriever(seed_settings, Corpora(seed_settings, seed_index))
 
 
 @pytest.mark.parametrize(

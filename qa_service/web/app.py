@@ -209,7 +209,7 @@ def search() -> Any:
     question, k = question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings)
     scope = open_scope(*body_scope(data))
     scope.require_ready()
-    hits = services().answerer.retriever.search(question, k, texts=False, scope=scope)
+    hits = services().retriever.search(question, k, texts=False, scope=scope)
     return jsonify(results=[h.to_dict() for h in hits], corpora=scope.names, filters=scope.filter.to_dict())
 
 
