@@ -197,6 +197,7 @@ def test_drop_asks_first_then_removes_everything_of_the_corpus(tmp_path):
     assert again.exit_code == 0 and "8 added" in again.output
 
 
+@pytest.mark.slow
 def test_a_server_sees_a_corpus_another_process_adds_and_drops(tmp_path):
     """Embedded mode: every corpus shares one client, reopened once for all after another process wrote."""
     settings = make_settings(tmp_path / "data", rate_limit="", answer_rate_limit="")
