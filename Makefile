@@ -24,7 +24,9 @@ run: install
 	$(BIN)/qa-service ingest
 	$(BIN)/qa-service serve
 
-test: install-dev
+test: install-dev  # types and lint first: they take seconds, the suite minutes
+	$(BIN)/python -m mypy
+	$(BIN)/python -m ruff check qa_service tests bench
 	$(BIN)/python -m pytest -q
 
 eval: install

@@ -29,7 +29,6 @@ from .store.filters import MetadataFilter, filters_from_options
 from .store.index import Index
 from .inputs import k_value, question_text
 from .records import Answer
-from .retrieval.retriever import Retriever
 from .service import Services
 from .web.serving import run_gunicorn
 
@@ -253,7 +252,7 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **ch
     with services.reading():  # not while an ingest writes (exit 75)
         scope = chosen_scope(services, **chosen)
         scope.require_ready()
-        hits = Retriever(services.index, settings, services.corpora).search(question, k, texts=False, scope=scope)
+        hits = services.retriever.search(question, k, texts=False, scope=scope)
     if as_json:
         click.echo(json.dumps({"results": [h.to_dict() for h in hits], "corpora": scope.names, "filters": scope.filter.to_dict()},
                               ensure_ascii=False, indent=2))

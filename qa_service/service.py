@@ -1,4 +1,4 @@
-"""The composition root: settings -> index, model and answerer, for the web app, the CLI and Python users.
+"""The composition root: settings -> index, model, retriever and answerer, for the web app, the CLI and Python users.
 
 The one place that knows the concrete model classes; everything above it holds a
 `ChatModel` and an `Answerer` and never asks which kind.
@@ -12,7 +12,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from .answering.pipeline import Answerer
+from .answering.answerability import AnswerabilityJudge
+from .answering.citations import CitationChecker
+from .answering.pipeline import Answerer, IndexCorpus
 from .config import Settings, load_settings
 from .store.corpora import Corpora
 from .errors import NotIndexed, QAError
@@ -21,6 +23,8 @@ from .store.index import Index
 from .inputs import history_turns, k_value, question_text
 from .store.locking import StoreLocks
 from .answering.models import ChatModel, OpenAIChatModel
+from .answering.providers import OpenAIProvider
+from .retrieval.retriever import Retriever
 from .records import Answer, LexicalLoad, Turn
 
 log = logging.getLogger(__name__)
@@ -33,7 +37,20 @@ def build_model(settings: Settings) -> ChatModel:
             settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
             settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers,
         ))
-    return OpenAIChatModel(settings)
+    return OpenAIChatModel(settings, provider=OpenAIProvider(settings))
+
+
+def build_retriever(settings: Settings, corpora: Corpora) -> Retriever:
+    """Hybrid retrieval with today's steps (retrieval/steps.py: a reranker would be added here)."""
+    return Retriever(settings, corpora)
+
+
+def build_answerer(settings: Settings, model: ChatModel, corpora: Corpora, retriever: Retriever | None = None) -> Answerer:
+    """The answerer and what it holds: retrieval, the corpus as a model sees it, the judge and the citation checker."""
+    corpus = IndexCorpus(corpora, settings.sentence_cache_size)
+    judge = AnswerabilityJudge(settings, corpus.closeness if corpus.local else None)
+    checker = CitationChecker(corpus.idf, corpora.default.local_embed(), settings.support_threshold)
+    return Answerer(settings, model, corpora, retriever or build_retriever(settings, corpora), corpus, judge, checker)
 
 
 class Services:
@@ -48,6 +65,7 @@ class Services:
         self._index = index
         self._model = model
         self._answerer: Answerer | None = None
+        self._retriever: Retriever | None = None
         self._corpora: Corpora | None = None
         self._building = threading.RLock()  # the first requests arrive together: one index, one model, one answerer
         self.locks = index.locks if index is not None else StoreLocks(settings.data_path, readers=not settings.chroma_url)
@@ -103,11 +121,20 @@ class Services:
             return self._model
 
     @property
+    def retriever(self) -> Retriever:
+        """Search without answering (the search route, `qa-service search`); the answerer holds the same one."""
+        if self._retriever is None:
+            with self._building:
+                if self._retriever is None:
+                    self._retriever = build_retriever(self.settings, self.corpora)
+        return self._retriever
+
+    @property
     def answerer(self) -> Answerer:
         if self._answerer is None:
             with self._building:
                 if self._answerer is None:
-                    self._answerer = Answerer(self.index, self.settings, self.model, self.corpora)
+                    self._answerer = build_answerer(self.settings, self.model, self.corpora, self.retriever)
         return self._answerer
 
     def warm(self) -> None:

@@ -1,4 +1,5 @@
-"""Shared fixtures: a network guard, temporary data dirs, and one seed index per session."""
+"""Shared fixtures: a network guard, temporary data dirs, one seed index per session, and flaskr's three:
+`app` (create_app with the test settings), `client` (its test client) and `runner` (click's CliRunner)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from click.testing import CliRunner
+from flask import Flask
+from flask.testing import FlaskClient
 
-from bench.common import free_port, wait_until_up
+from tests.serverkit import free_port, wait_until_up
 from qa_service.config import Settings, load_settings
 from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
+from qa_service.web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = ROOT / "seeds"
@@ -91,6 +96,26 @@ def seed_index(seed_settings) -> Index:
 @pytest.fixture
 def settings(tmp_path) -> Settings:
     return make_settings(tmp_path / "data")
+
+
+@pytest.fixture
+def app(seed_settings, seed_index) -> Flask:
+    """The app over the seed index, as flaskr's `create_app({"TESTING": True, ...})`: a new one per test."""
+    app = create_app(seed_settings, index=seed_index)
+    app.config["TESTING"] = True
+    return app
+
+
+@pytest.fixture
+def client(app) -> FlaskClient:
+    """Requests to `app` without a server."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(settings) -> CliRunner:
+    """`qa-service` commands in-process (`runner.invoke(main, [...])`), over this test's empty data dir."""
+    return CliRunner(env={"QA_DATA_DIR": settings.data_dir, "QA_CONFIG": str(ROOT / "config" / "default.toml")})
 
 
 @pytest.fixture

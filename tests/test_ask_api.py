@@ -7,7 +7,7 @@ import time
 import pytest
 import requests
 
-from bench.common import start_server
+from tests.serverkit import start_server
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ModelError, ModelTimeout
 from qa_service.store.index import Index
@@ -202,6 +202,7 @@ def test_streams_send_before_the_model_writes_and_a_cut_stream_is_an_error(seed_
     assert "final" not in [kind for kind, _ in cut]
 
 
+@pytest.mark.slow
 def test_a_hung_model_holds_a_bounded_share_of_the_server(tmp_path, fake_server):
     """A real `qa-service serve` (4 threads) with a model server that hangs: two questions wait on it,
     the third gets 503 model_busy with Retry-After at once, and /healthz and /api/search keep answering."""

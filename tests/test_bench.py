@@ -1,22 +1,14 @@
-"""The benchmark corpus generator: deterministic, valid, and its questions have known answers."""
+"""The benchmark corpus generator (tests/synth.py, which bench/ imports): deterministic, valid, and its questions
+have known answers."""
 
-import importlib.util
 import json
 
 from qa_service.corpus.reading import load_corpus
 from qa_service.answering.evaluation import read_questions
-from tests.conftest import ROOT
-
-
-def load_synth():
-    spec = importlib.util.spec_from_file_location("synth", ROOT / "bench" / "synth.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests import synth
 
 
 def test_generator_is_deterministic_and_unique():
-    synth = load_synth()
     first, questions = synth.generate(300)
     again, _ = synth.generate(300)
     assert first == again
@@ -26,7 +18,6 @@ def test_generator_is_deterministic_and_unique():
 
 
 def test_generated_files_load_and_questions_point_at_their_answer(tmp_path):
-    synth = load_synth()
     papers, questions = synth.generate(120)
     (tmp_path / "papers.jsonl").write_text("\n".join(json.dumps(p) for p in papers) + "\n")
     (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(q) for q in questions) + "\n")

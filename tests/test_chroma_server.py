@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from bench.common import free_port, wait_until_up
+from tests.serverkit import free_port, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
 from qa_service.store.index import Index
@@ -46,6 +46,7 @@ def chroma_url(tmp_path_factory):
     process.wait(timeout=20)
 
 
+@pytest.mark.slow
 def test_workers_share_the_server_and_see_a_re_ingest_without_restart(chroma_url, tmp_path):
     settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="workers")
     Index(settings).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
@@ -65,6 +66,7 @@ def test_workers_share_the_server_and_see_a_re_ingest_without_restart(chroma_url
     assert (answer_a["answer"], answer_a["citations"]) == (answer_b["answer"], answer_b["citations"])
 
 
+@pytest.mark.slow
 def test_ingest_while_serving_keeps_answering(chroma_url, tmp_path):
     settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="live", rate_limit="", answer_rate_limit="")  # asks as fast as it can
     Index(settings).ingest(load_corpus([SEEDS / "004_b7de3c5bc70ac347.txt"]))
@@ -91,6 +93,7 @@ def test_several_workers_need_a_chroma_server(settings):
     check_workers(settings.replace(chroma_url="http://127.0.0.1:8001"), 4)
 
 
+@pytest.mark.slow
 def test_gunicorn_with_two_workers_on_the_server(chroma_url, tmp_path):
     settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="gunicorn")
     Index(settings).ingest(load_corpus([SEEDS / "003_94e388001bdf9878.txt"]))

@@ -9,13 +9,11 @@ from tests.conftest import ROOT, write_seed_file
 
 
 @pytest.fixture
-def run(monkeypatch, settings):
-    """Invoke the CLI the way a user does, with QA_DATA_DIR pointing at a temp dir."""
-    monkeypatch.setenv("QA_DATA_DIR", settings.data_dir)
-    monkeypatch.setenv("QA_CONFIG", str(ROOT / "config" / "default.toml"))
+def run(runner):
+    """Invoke the CLI the way a user does, with QA_DATA_DIR pointing at a temp dir (conftest's `runner`)."""
 
     def invoke(*args: str):
-        return CliRunner().invoke(main, list(args))
+        return runner.invoke(main, list(args))
 
     return invoke
 
@@ -65,10 +63,10 @@ def test_search_refuses_an_empty_question(run):
     assert result.exit_code == 2 and "must not be empty" in result.output
 
 
-def test_eval_prints_the_retrieval_table(run, seed_settings, monkeypatch, tmp_path):
-    monkeypatch.setenv("QA_DATA_DIR", seed_settings.data_dir)
+def test_eval_prints_the_retrieval_table(runner, seed_settings, tmp_path):
     out = tmp_path / "report.json"
-    result = run("eval", str(ROOT / "tests" / "data" / "heldout_questions.jsonl"), "--json", str(out))
+    result = runner.invoke(main, ["eval", str(ROOT / "tests" / "data" / "heldout_questions.jsonl"), "--json", str(out)],
+                           env={"QA_DATA_DIR": seed_settings.data_dir})  # the seed index, not this test's empty one
     assert result.exit_code == 0, result.output
     assert "| hybrid/single |" in result.output and "| bm25/single |" in result.output
     assert "| unanswerable | 6 |" in result.output and "refused (unansw.)" in result.output
@@ -164,6 +162,7 @@ def test_an_unsupported_file_names_the_supported_formats(run, tmp_path):
     assert "paper.pdf: '.pdf' files are not read; supported: .txt (plain text, one abstract per paragraph)" in result.output
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_is_no_error(seed_settings):
     """`qa-service papers | head -1` exited 1: the pipe closed before the listing was written."""
     import os

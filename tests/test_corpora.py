@@ -9,7 +9,6 @@ import pytest
 from click.testing import CliRunner
 
 from qa_service.cli import main
-from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from qa_service.records import NO_MATCH, REFUSAL, paper_of
 from qa_service.web.app import create_app
@@ -198,6 +197,7 @@ def test_drop_asks_first_then_removes_everything_of_the_corpus(tmp_path):
     assert again.exit_code == 0 and "8 added" in again.output
 
 
+@pytest.mark.slow
 def test_a_server_sees_a_corpus_another_process_adds_and_drops(tmp_path):
     """Embedded mode: every corpus shares one client, reopened once for all after another process wrote."""
     settings = make_settings(tmp_path / "data", rate_limit="", answer_rate_limit="")
@@ -251,7 +251,7 @@ def test_the_four_ways_to_restrict_the_dense_side_agree(client):
         # exact; the `ids` filter; over-fetched; over-fetched too few, so the `ids` filter after all
         for exact, broad, more in ((300, 2.0, 1.5), (0, 2.0, 1.5), (0, 0.01, 1.5), (0, 0.01, 0.01)):
             chosen = services.settings.replace(filter_exact_chunks=exact, filter_overfetch_share=broad, filter_overfetch=more)
-            retriever = Retriever(services.index, chosen, services.corpora)
+            retriever = Retriever(chosen, services.corpora)
             ways.append([(cid, round(cos, 4)) for cid, cos in retriever._dense(part, question, 5, scope, lexical, mask)])
         ways.append([(cid, round(cos, 4)) for cid, cos in part.index.dense_ids(question, 5, where=only.where())])
         assert len(ways) == 5 and all(way == ways[0] for way in ways) and len(ways[0]) == 5, ways

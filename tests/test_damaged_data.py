@@ -16,6 +16,7 @@ import pytest
 
 from qa_service.store.index import Index
 from qa_service.retrieval.retriever import Retriever
+from qa_service.store.corpora import Corpora
 from qa_service.web.app import create_app
 from tests.conftest import make_settings
 
@@ -77,7 +78,7 @@ def test_a_lost_manifest_is_rebuilt_and_bm25_still_answers(data, damage):
         manifest.write_text("{not json" if damage == "not json" else json.dumps({"state": "ready"}))
     settings = make_settings(data)
     index = Index(settings)
-    hits = Retriever(index, settings).search("RouterArena open platform for comparing LLM routers", 1, mode="bm25")
+    hits = Retriever(settings, Corpora(settings, index)).search("RouterArena open platform for comparing LLM routers", 1, mode="bm25")
     assert [h.label for h in hits] == ["RouterArena"]
     assert index.manifest()["state"] == "ready" and index.manifest()["papers"] == 57  # written anew
     client = served(data)

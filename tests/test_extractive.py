@@ -2,7 +2,8 @@
 
 import pytest
 
-from qa_service.answering.pipeline import Answerer
+from qa_service.service import build_answerer
+from qa_service.store.corpora import Corpora
 from qa_service.answering.evaluation import evaluate_answers, read_questions
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import REFUSAL, Passage, RefusalReason, Source, Turn
@@ -13,7 +14,7 @@ from tests.conftest import FRESH2_QUESTIONS, FRESH_QUESTIONS, HELDOUT_QUESTIONS,
 
 @pytest.fixture(scope="module")
 def answerer(seed_index, seed_settings):
-    return Answerer(seed_index, seed_settings, ExtractiveModel())
+    return build_answerer(seed_settings, ExtractiveModel(), Corpora(seed_settings, seed_index))
 
 
 def test_default_model_is_extractive_offline(answerer):

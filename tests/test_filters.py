@@ -1,8 +1,6 @@
 """Metadata filters: parsed with errors that name the field, and one Chroma `where` that selects exactly the
 papers the filter means, on the paper records and on the chunks (hypothesis, against a real Chroma)."""
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 

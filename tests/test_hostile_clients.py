@@ -58,6 +58,7 @@ def assert_json_error(status: int, headers: dict, body: bytes, expected: int, co
     assert error["code"] == code and error["message"]
 
 
+@pytest.mark.slow
 def test_requests_gunicorn_refuses_early_are_json_too(server):
     """Too long a URL or header, too many headers, a malformed request line: JSON, as every error of ours."""
     assert requests.get(server + "/healthz", params={"pad": "x" * 3000}, timeout=10).status_code == 200  # a long line within the limit
@@ -72,6 +73,7 @@ def test_requests_gunicorn_refuses_early_are_json_too(server):
     assert requests.get(server + "/healthz", timeout=10).json()["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_stalled_clients_neither_block_others_nor_stay_connected(server):
     """50 clients send headers and part of a body (or part of the headers), then stall."""
     host, port = server.rsplit("/", 1)[1].split(":")

@@ -6,10 +6,14 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
+
+pytestmark = pytest.mark.slow  # kills a real ingest process
 
 
 def test_sigkill_midway_then_resume(tmp_path):

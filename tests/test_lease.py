@@ -13,6 +13,8 @@ from qa_service.errors import StoreBusy
 from qa_service.store.lease import ChromaLease
 from tests.test_chroma_server import chroma_url  # noqa: F401 - the module's `chroma run` server
 
+pytestmark = pytest.mark.slow  # a real `chroma run` server
+
 
 def client(url: str):
     host, port = url.rsplit(":", 1)

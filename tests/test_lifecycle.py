@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings as hsettings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -32,6 +33,8 @@ from qa_service.store.chroma import close_client
 from qa_service.corpus.textclean import clean_text
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
+
+pytestmark = pytest.mark.slow  # ingest and check as subprocesses
 
 CORPORA = ["iclr2026", "alpha", "beta"]  # the default corpus and two named ones
 NAMES = ["Zorbaxa", "Quellion", "Vantrix", "Drumlet", "Pexorra", "Lumvane", "Skerrit", "Obvanta", "Trindle", "Maxelor"]

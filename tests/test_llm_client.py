@@ -19,6 +19,8 @@ from werkzeug.serving import make_server
 from qa_service.corpus.tokens import count_tokens
 from qa_service.web.app import create_app
 
+pytestmark = pytest.mark.slow  # the `llm` CLI as a subprocess
+
 
 @pytest.fixture(scope="module")
 def server(seed_settings, seed_index):

@@ -42,6 +42,7 @@ def seeded(seed_settings, tmp_path):
     return make_settings(data)
 
 
+@pytest.mark.slow
 def test_ingest_while_a_server_reads_never_answers_500(seeded):
     """Before: every ask/search answered 500 ('NoneType' object is not a mapping) long after the
     ingest ended, while /readyz said 200. Now: 503 while it writes, then the new corpus, no restart."""
@@ -67,6 +68,7 @@ def test_ingest_while_a_server_reads_never_answers_500(seeded):
     assert results and all(r["paper_id"].startswith("004_") for r in results)  # the new corpus, at once
 
 
+@pytest.mark.slow
 def test_a_second_writer_waits_then_gives_up_with_exit_75(seeded):
     """Before: a second ingest ran alongside the first. Now it waits (bounded) and says why."""
     holder = Index(seeded)
@@ -79,6 +81,7 @@ def test_a_second_writer_waits_then_gives_up_with_exit_75(seeded):
     assert Index(seeded).papers.count() == 57
 
 
+@pytest.mark.slow
 def test_a_second_writer_that_may_wait_runs_after_the_first(seeded):
     holder = Index(seeded)
     second = None
@@ -92,6 +95,7 @@ def test_a_second_writer_that_may_wait_runs_after_the_first(seeded):
     assert Index(seeded).papers.count() == 19
 
 
+@pytest.mark.slow
 def test_two_ingests_at_once_leave_one_whole_corpus(settings):
     """Before: 456 papers instead of 57 or 457, wrong chunk counts, both exit 0. Now the second waits
     for the first, and the store is exactly the corpus of the one that ran last, every paper whole."""

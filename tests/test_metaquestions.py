@@ -4,11 +4,11 @@ are answered from the paper records, with citations to the papers listed."""
 import pytest
 
 from qa_service.answering.pipeline import Answerer
+from qa_service.service import build_answerer
 from qa_service.store.corpora import Corpora
 from qa_service.corpus.reading import load_corpus
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.store.filters import MetadataFilter
-from qa_service.store.index import Index
 from qa_service.answering.metaquestions import read_question
 from tests.conftest import ROOT, SEEDS, make_settings
 
@@ -27,7 +27,7 @@ def corpora(tmp_path_factory) -> Corpora:
 
 @pytest.fixture(scope="module")
 def answerer(corpora) -> Answerer:
-    return Answerer(corpora.default, corpora.settings, ExtractiveModel(), corpora)
+    return build_answerer(corpora.settings, ExtractiveModel(), corpora)
 
 
 def test_papers_by_an_author_are_listed_from_the_records_and_cited(answerer):
@@ -62,7 +62,7 @@ def test_none_found_is_said_and_cites_nothing(answerer):
 
 
 def test_beyond_the_limit_the_rest_are_counted(corpora):
-    small = Answerer(corpora.default, corpora.settings.replace(metadata_list_max=1), ExtractiveModel(), corpora)
+    small = build_answerer(corpora.settings.replace(metadata_list_max=1), ExtractiveModel(), corpora)
     answer = small.ask("Which papers from NeurIPS 2025 are there?")
     assert answer.answer.endswith("Voxtral: streaming speech recognition with sparse attention [1], and 2 more.")
     assert len(answer.citations) == 1

@@ -7,10 +7,11 @@ import string
 import subprocess
 import sys
 
+import pytest
 import requests
 from prometheus_client import generate_latest
 
-from bench.common import free_port, wait_until_up
+from tests.serverkit import free_port, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from qa_service.web.app import create_app
@@ -103,6 +104,7 @@ def serve_and_scrape(settings, chroma_url, env: dict) -> list[requests.Response]
         server.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_gunicorn_workers_add_up_to_one_servers_counters(chroma_url, tmp_path):  # noqa: F811
     """Before: each worker answered a scrape with its own counters, so scrapes disagreed and none saw
     every request. Now every scrape sees the whole server: `serve` sets up multiprocess mode."""

@@ -8,6 +8,7 @@ import pytest
 
 from qa_service.errors import ModelError, ModelTimeout
 from qa_service.answering.models import ModelRequest, OpenAIChatModel, Usage
+from qa_service.answering.providers import OpenAIProvider
 from qa_service.answering.prompting import Source
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI, completion
@@ -256,3 +257,28 @@ def test_serve_refuses_credentials_in_the_base_url_beside_a_key_before_it_starts
     done = CliRunner().invoke(main, ["serve", "--port", "1"], env=env)
     assert done.exit_code == 1 and "holds credentials and an API key is set too" in done.output
     assert "hunter2" not in done.output and "Traceback" not in done.output
+
+
+def test_a_second_backend_reuses_the_providers_retries_retry_after_and_errors(tmp_path):
+    """The connection is the provider's: another call than chat (the legacy completions endpoint) gets the
+    same URL and key, the retry after a 429 that names Retry-After, and the same error conversion."""
+    seen = []
+
+    def handler(req):
+        seen.append((str(req.url), req.headers.get("authorization")))
+        if len(seen) == 1:
+            return httpx2.Response(429, headers={"retry-after": "0"}, json={"error": {"message": "slow down"}})
+        if json.loads(req.content)["model"] == "gone":
+            return httpx2.Response(404, json={"error": {"message": "no such model"}})
+        return httpx2.Response(200, json={"id": "c", "object": "text_completion", "created": 0, "model": "m",
+                                          "choices": [{"index": 0, "text": "RouterArena", "finish_reason": "stop", "logprobs": None}]})
+
+    settings = make_settings(tmp_path, openai_api_key="sk-secret-123", openai_base_url="http://llm.local/v1", model_retries=1)
+    provider = OpenAIProvider(settings, http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    reply = provider.call("m", lambda client: client.completions.create(model="m", prompt="What is", max_tokens=2))
+    assert reply.choices[0].text == "RouterArena"
+    assert seen == [("http://llm.local/v1/completions", "Bearer sk-secret-123")] * 2  # refused once, retried
+    with pytest.raises(ModelError, match="does not know model 'gone'"):
+        provider.call("gone", lambda client: client.completions.create(model="gone", prompt="What is", max_tokens=2))
+    chat = OpenAIChatModel(settings, provider=provider)
+    assert chat.provider is provider and chat.shown_url == "http://llm.local/v1"

@@ -197,6 +197,7 @@ def served(tmp_path_factory):
         yield url
 
 
+@pytest.mark.slow
 def test_schemathesis_finds_nothing_with_every_check(served, tmp_path):
     """`schemathesis run --checks all`: examples, coverage (boundaries, undeclared methods, missing auth), fuzzing
     and stateful phases, a bounded 20 examples per operation, seeded so that a run can be repeated."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from bench.common import free_port, wait_until_up
+from tests.serverkit import free_port, wait_until_up
 from qa_service import __version__
 from tests.conftest import ROOT, SEEDS
 
@@ -39,6 +39,7 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_what_runs_from_any_folder(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"qa_service/seeds/{p.name}" for p in SEEDS.glob("*.txt")} <= names
@@ -65,6 +66,7 @@ def fresh_venv(folder: Path, wheel: Path) -> Path:
     return folder / "bin"
 
 
+@pytest.mark.slow
 def test_pip_install_then_ingest_and_serve_from_another_folder(wheel, tmp_path):
     """From any folder, `qa-service ingest` failed with "seeds: no such file or folder"."""
     bin_dir = fresh_venv(tmp_path / "venv", wheel)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import threading
 
+import pytest
+
 from qa_service.errors import ModelError
 from qa_service.answering.models import FakeModel
 from qa_service.web.app import create_app
@@ -14,6 +16,8 @@ from tests.pagekit import (  # noqa: F401 - fixtures
     OUTPUT, TEQUILA, LiveServer, ask, assert_clean, browser, expect, gated, hold_a_long_answer, in_view, page, page_index,
     phone, send, server,
 )
+
+pytestmark = pytest.mark.slow  # headless Chromium
 
 
 def test_ask_read_citations_and_open_the_abstract(server, page):

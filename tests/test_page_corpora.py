@@ -13,6 +13,8 @@ from tests.pagekit import (  # noqa: F401 - fixtures
     PHONE, LiveServer, ask, assert_clean, browser, expect, open_page, page, page_index, server,
 )
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"
 
 

@@ -18,6 +18,8 @@ from tests.pagekit import (  # noqa: F401 - fixtures
     hold_a_long_answer, open_page, page, page_index, phone, send, server,
 )
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 ROUTER_QUOTES = (
     "In this work, we introduce RouterArena, the first open platform enabling comprehensive comparison of LLM routers.",
     "We will make our platform open to the public; the current code base is available here:",

@@ -4,7 +4,7 @@ import pytest
 
 from qa_service.answering.prompting import REFUSAL, build_prompt, defuse, load_templates, prompts_dir
 from qa_service.records import Turn
-from qa_service.retrieval.retriever import Evidence, PaperHit
+from qa_service.records import Evidence, PaperHit
 from qa_service.corpus.tokens import count_tokens
 from tests.conftest import ROOT
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 import requests
 
-from bench.common import free_port
+from tests.serverkit import free_port
 from qa_service.config import Settings
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
@@ -51,6 +51,7 @@ def test_behind_one_proxy_each_client_has_its_own_budget_and_cannot_forge_anothe
     assert refused(via_proxy("198.51.100.9, 203.0.113.1"))  # it sent 'X-Forwarded-For: 198.51.100.9'; the proxy appended its address
 
 
+@pytest.mark.slow
 def test_behind_a_proxy_the_production_server_counts_each_client(tmp_path):
     """gunicorn as `serve` runs it, QA_PROXY_HOPS=1, with this test as the proxy on 127.0.0.1."""
     Index(make_settings(tmp_path)).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
@@ -65,6 +66,7 @@ def test_behind_a_proxy_the_production_server_counts_each_client(tmp_path):
         assert refused(via_proxy("198.51.100.9, 203.0.113.1"))
 
 
+@pytest.mark.slow
 def test_a_negative_proxy_hops_is_refused_at_start(seed_settings, seed_index):
     """In the app factory, and by `serve` before its workers start: one line saying what the setting means."""
     with pytest.raises(ConfigError, match=r"proxy_hops must be 0 \(no reverse proxy.* got -1"):

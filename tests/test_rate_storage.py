@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from bench.common import free_port
+from tests.serverkit import free_port
 from qa_service.errors import ConfigError
 from qa_service.web.app import create_app
 from tests.conftest import ROOT
@@ -19,6 +19,7 @@ from tests.conftest import ROOT
 PAPER = "/api/papers/000_e3b5a0511f204a83:11"
 
 
+@pytest.mark.slow
 def test_an_unusable_storage_is_refused_at_start_with_what_to_do(seed_settings, seed_index):
     """Before: flask-limiter's ConfigurationError escaped create_app, and `serve` printed a traceback from each worker."""
     with pytest.raises(ConfigError, match=r"rate_limit_storage 'bogus://\*\*\*@host' cannot be used .* use memory://") as caught:
@@ -57,6 +58,7 @@ def redis_url(tmp_path):
     process.wait(timeout=20)
 
 
+@pytest.mark.slow
 def test_a_redis_storage_gives_several_app_processes_one_budget(seed_settings, seed_index, redis_url):
     url, process = redis_url
     settings = seed_settings.replace(rate_limit="3 per minute", rate_limit_storage=url)

@@ -2,12 +2,14 @@ import pytest
 
 from qa_service.answering.evaluation import evaluate_retrieval, read_questions
 from qa_service.retrieval.retriever import Retriever
+from qa_service.retrieval.steps import Candidates, CutToK, default_steps
+from qa_service.store.corpora import Corpora
 from tests.conftest import HELDOUT_QUESTIONS, TUNE_QUESTIONS
 
 
 @pytest.fixture(scope="module")
 def retriever(seed_index, seed_settings):
-    return Retriever(seed_index, seed_settings)
+    return Retriever(seed_settings, Corpora(seed_settings, seed_index))
 
 
 @pytest.mark.parametrize(
@@ -123,3 +125,34 @@ def test_bm25_top_n_is_the_best_scoring_chunks_best_first_and_ties_in_index_orde
     assert np.allclose([s for _, s in every], reference)
     allowed = lexical.allow(["p7", "p10"])
     assert [cid for cid, _ in lexical.search("routing benchmark", 5, allowed)] == ["p10#0"]  # the filter applies before the top n
+
+
+class LastFirst:
+    """A stand-in reranker: it reads every candidate's abstract before the cut and moves the last one to the front."""
+
+    needs_texts = True
+
+    def __init__(self):
+        self.seen: list[tuple[list[str], dict[str, str]]] = []
+
+    def __call__(self, candidates: Candidates) -> None:
+        self.seen.append((list(candidates.order), dict(candidates.texts)))
+        candidates.order.insert(0, candidates.order.pop())
+
+
+def test_a_reranker_is_one_more_step_that_sees_every_candidate_and_its_text_before_the_cut(retriever, seed_settings, seed_index):
+    question = "compressing model weights to three possible values"
+    plain = retriever.retrieve(question, 3)
+    assert not plain.named_ids and not plain.authored_ids  # no paper named: the cut keeps the first 3 of the order
+    assert [h.paper_id for h in Retriever(seed_settings, retriever.corpora, retriever.steps).retrieve(question, 3).hits] == [
+        h.paper_id for h in plain.hits]  # the default steps, passed in, are today's retrieval
+    reranker = LastFirst()
+    steps = default_steps(seed_settings, retriever.is_relevant)
+    steps.insert(next(i for i, step in enumerate(steps) if isinstance(step, CutToK)), reranker)
+    reranked = Retriever(seed_settings, retriever.corpora, steps).retrieve(question, 3)
+    (pool, texts), = reranker.seen
+    assert len(pool) > 3 and set(texts) == set(pool)  # the whole pool, before the cut to k
+    assert all(texts[pid] == seed_index.get_paper(pid).text for pid in pool)
+    assert len(reranked.hits) == 3 and reranked.hits[0].paper_id == pool[-1] != plain.hits[0].paper_id
+    assert reranked.hits[0].text == texts[pool[-1]] and reranked.hits[0].evidence  # kept papers still get text and evidence
+    assert [h.paper_id for h in reranked.hits[1:]] == [pid for pid in pool[:2]]

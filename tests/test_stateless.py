@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 import requests
 
-from bench.common import free_port, wait_until_up
+from tests.serverkit import free_port, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from tests.conftest import ROOT, SEEDS, make_settings
 from tests.test_chroma_server import chroma_url, until  # noqa: F401 - the module's `chroma run` server
+
+pytestmark = pytest.mark.slow  # app servers and `chroma run` as processes
 
 ONE_FILE = SEEDS / "004_b7de3c5bc70ac347.txt"  # 19 of the 57 papers
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"  # 8 papers with authors, years, venues, keywords

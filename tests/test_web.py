@@ -3,11 +3,6 @@ import pytest
 from qa_service.web.app import create_app
 
 
-@pytest.fixture(scope="module")
-def client(seed_settings, seed_index):
-    return create_app(seed_settings, index=seed_index).test_client()
-
-
 def test_healthz_counts_papers(client):
     assert client.get("/healthz").get_json() == {"status": "ok", "papers": 57, "corpora": {"iclr2026": 57}}
 

@@ -112,7 +112,7 @@ class CitationChecker:
             vectors = self.embed([claim] + [text[spans[i][0] : spans[i][1]] for i in order])
             for i, vector in zip(order, vectors[1:]):
                 scores[i] = 0.5 * lexical[i] + 0.5 * max(0.0, float(np.dot(vectors[0], vector)))
-        best = max(scores, key=scores.get)
+        best = max(scores, key=lambda i: scores[i])
         # every number the sentence states must be in the abstract
         numbers_ok = all(num in text for num in numbers)
         score = scores[best] if numbers_ok else min(scores[best], self.threshold - 0.01)

@@ -149,7 +149,7 @@ def _summarise(rows: list[dict]) -> dict:
     unanswerable = [r for r in rows if r["kind"] == "unanswerable"]
     answered = [r for r in rows if not r["refused"]]
     correct_answered = [r for r in answered if r["kind"] != "unanswerable" and (r.get("citation_recall") or 0) > 0]
-    out = {"n": len(rows)}
+    out: dict[str, float | None] = {"n": len(rows)}
     for metric in ("recall@1", "recall@5", "recall@10", "rr", "citation_recall", "citation_precision", "gold_precision", "sentence_support", "fact_recall"):
         out[metric] = _mean([r.get(metric) for r in rows])
     out["refused_unanswerable"] = _mean([r["correct_refusal"] for r in unanswerable]) if unanswerable else None

@@ -20,7 +20,6 @@ from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
 from ..errors import ModelError
 from .followups import standalone_question
-from ..store.index import Index
 from .metaquestions import Listing, answer as listing_answer, authorship, read_question
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
@@ -77,17 +76,17 @@ class Prepared:
 
 
 class Answerer:
-    """Holds the parts a question needs; built once per process by the composition root."""
+    """Holds the parts a question needs, given to it: the composition root (service.build_answerer) builds them."""
 
-    def __init__(self, index: Index, settings: Settings, model: ChatModel, corpora: Corpora | None = None):
-        self.index = index
+    def __init__(self, settings: Settings, model: ChatModel, corpora: Corpora, retriever: Retriever, corpus: IndexCorpus,
+                 judge: AnswerabilityJudge, checker: CitationChecker):
         self.settings = settings
         self.model = model
-        self.corpora = corpora or Corpora(settings, index)
-        self.retriever = Retriever(index, settings, self.corpora)
-        self.corpus = IndexCorpus(self.corpora, settings.sentence_cache_size)
-        self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None)
-        self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
+        self.corpora = corpora
+        self.retriever = retriever
+        self.corpus = corpus
+        self.judge = judge
+        self.checker = checker
         self._count = token_counter(settings.tokenizer_encoding)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",

@@ -75,7 +75,7 @@ def optional_field(name: str, value: object, where: str) -> object:
         raise CorpusError(f"{where}: '{name}' must be a list of strings")
     if name == "year":
         try:
-            return int(value)  # type: ignore[arg-type]
+            return int(value)  # type: ignore[call-overload]  # any value: int() refuses what is not a number
         except (TypeError, ValueError):
             raise CorpusError(f"{where}: 'year' must be a number") from None
     if not isinstance(value, str):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Iterable
+from typing import AbstractSet, Callable, Iterable
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
@@ -50,7 +50,7 @@ def lowercase_words(texts: Iterable[str]) -> set[str]:
     return {w for text in texts for w in _WORD.findall(text) if w.islower()}
 
 
-def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: set[str] = frozenset()) -> dict[str, dict]:
+def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: AbstractSet[str] = frozenset()) -> dict[str, dict]:
     """key -> {name, papers, word}; a name shared by more than `max_papers` papers names no one paper.
 
     `word` marks a name the corpus also uses as an ordinary lower-case word (the MATH benchmark

@@ -6,34 +6,35 @@ the paper contains (the cosine alone does not separate on-topic from off-topic
 questions). Whether to answer is decided once, on the whole retrieval, in answerability.py.
 A scope (corpora.py) says which corpora are searched and under which metadata filter: the
 filter restricts both sides inside the search (Chroma `where`, BM25 over the allowed
-chunks), so k papers come back whenever k match.
+chunks), so k papers come back whenever k match. What happens to the candidates once both
+searches are done (fusion, the cut to k, labels, evidence) is a list of steps (steps.py): a
+reranker is one more step before the cut.
 """
 
 from __future__ import annotations
 
-import logging
 import math
+from typing import Sequence
 
 import numpy as np
 
 from ..corpus.authors import AuthorBook
 from ..config import Settings
 from ..store.corpora import Corpora, Part, Scope
-from ..store.index import Index
-from ..store.lexical import LexicalIndex, content_terms
+from ..store.lexical import LexicalIndex
 from ..corpus.names import NameResolver
-from ..records import Evidence, NameMatch, PaperHit, Retrieval, paper_of
+from ..records import NameMatch, PaperHit, Retrieval, paper_of
+from .steps import Candidates, RetrievalStep, default_steps, run_steps
 
-
-log = logging.getLogger(__name__)
 
 class Retriever:
     """Hybrid retrieval over the corpora of a scope; `mode` 'dense' and 'bm25' exist for measuring."""
 
-    def __init__(self, index: Index, settings: Settings, corpora: Corpora | None = None):
-        self.index = index
+    def __init__(self, settings: Settings, corpora: Corpora, steps: Sequence[RetrievalStep] | None = None):
+        """`steps`: what runs over the candidates once both searches are done (default_steps: today's retrieval)."""
         self.settings = settings
-        self.corpora = corpora or Corpora(settings, index)
+        self.corpora = corpora
+        self.steps: list[RetrievalStep] = list(steps) if steps is not None else default_steps(settings, self.is_relevant)
         self._resolvers: dict[str, tuple[LexicalIndex, NameResolver]] = {}
         self._authors: dict[str, tuple[LexicalIndex, AuthorBook]] = {}
 
@@ -60,47 +61,21 @@ class Retriever:
 
     def retrieve(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
                  scope: Scope | None = None) -> Retrieval:
-        """Recall first: k papers by fused rank, the papers the question names always among them.
+        """Recall first: both searches fill the pool, then the steps fuse, cut to k and mark it (steps.py).
 
         `texts=False` skips fetching full abstracts (search needs only evidence)."""
         scope = scope or self.corpora.scope()
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
         dense, sparse, owner, found = self._gather(question, n, mode, scope)
-        chunk_rank: dict[str, float] = {}
-        best: list[dict[str, float]] = [{}, {}]
-        for side, ranked in enumerate((dense, sparse)):
-            for rank, (cid, score) in enumerate(ranked):
-                best[side].setdefault(paper_of(cid), score)
-                chunk_rank[cid] = chunk_rank.get(cid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
-        dense_best, sparse_best = best
-        fused: dict[str, float] = {}
-        for ranking in (list(dense_best), list(sparse_best)):
-            for rank, pid in enumerate(ranking):
-                fused[pid] = fused.get(pid, 0.0) + 1.0 / (self.settings.rrf_k + rank)
         named = list(dict.fromkeys(found.named_ids + found.authored_ids))  # "papers by X": X's papers, from metadata
-        ordered = sorted(fused, key=lambda pid: -fused[pid])
-        named_first = sorted(named, key=lambda pid: -fused.get(pid, 0.0))  # a named paper is never dropped
-        candidates = list(dict.fromkeys(named_first + ordered))[: max(k, len(named_first))]
-        labels = self._labels(candidates, owner)
-        coverage = self._coverage(question, candidates, owner)
-        hits: list[PaperHit] = []
-        for pid in candidates:
-            if pid not in labels:
-                continue
-            hit = PaperHit(pid, labels[pid], fused.get(pid, 0.0), dense_best.get(pid, 0.0), sparse_best.get(pid, 0.0),
-                           coverage[pid], named=pid in named, corpus=owner[pid].name,
-                           authors=owner[pid].index.lexical.authors.get(pid, []))
-            hit.relevant = self.is_relevant(hit)
-            hits.append(hit)
-        self._attach_evidence(hits, chunk_rank, owner)
-        if texts and hits:
-            for part, ids in _by_part(hits, owner):
-                papers = part.index.get_papers(ids)
-                for hit in hits:
-                    if hit.paper_id in papers:
-                        hit.text = papers[hit.paper_id].text
-        found.hits = hits
+        candidates = run_steps(self.steps, Candidates(question, k, scope, found, owner, dense, sparse, named))
+        if texts and candidates.hits:
+            candidates.fetch_texts([hit.paper_id for hit in candidates.hits])
+            for hit in candidates.hits:
+                if hit.paper_id in candidates.texts:
+                    hit.text = candidates.texts[hit.paper_id]
+        found.hits = candidates.hits
         return found
 
     def _gather(self, question: str, n: int, mode: str, scope: Scope
@@ -117,7 +92,7 @@ class Retriever:
             allowed = scope.allowed(part)
             if allowed is not None and not allowed:
                 continue
-            if allowed is not None and len(allowed) >= part.index.stats().papers:
+            if allowed is not None and len(allowed) >= part.index.stats().papers:  # type: ignore[attr-defined]  # until store/ annotates stats()
                 allowed = None  # the filter allows every paper of this corpus: search it whole
             lexical = part.index.load_lexical()
             mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)
@@ -170,45 +145,6 @@ class Retriever:
         best = np.argsort(-cosines, kind="stable")[:n]
         return [(kept[i], float(cosines[i])) for i in best]
 
-    def _labels(self, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
-        """Labels from memory (kept with BM25); the store only for papers newer than BM25."""
-        labels: dict[str, str] = {}
-        for part, ids in _by_part(paper_ids, owner):
-            known = part.index.lexical.labels
-            labels.update({pid: known[pid] for pid in ids if pid in known})
-            missing = [pid for pid in ids if pid not in known]
-            if missing:
-                labels.update({pid: paper.label for pid, paper in part.index.get_papers(missing, with_text=False).items()})
-        return labels
-
-    def _coverage(self, question: str, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, float]:
-        terms = content_terms(question)
-        coverage: dict[str, float] = {}
-        for part, ids in _by_part(paper_ids, owner):
-            coverage.update(part.index.lexical.coverage(terms, ids))
-        return coverage
-
-    def _attach_evidence(self, hits: list[PaperHit], rank: dict[str, float], owner: dict[str, Part], limit: int = 3) -> None:
-        """Each hit's best chunks (their text and offsets), fetched in one call per corpus."""
-        chosen = {}
-        for hit in hits:
-            mine = sorted((cid for cid in rank if paper_of(cid) == hit.paper_id), key=lambda cid: -rank[cid])
-            chosen[hit.paper_id] = mine[:limit]
-        records: dict[str, dict] = {}
-        wanted = [cid for ids in chosen.values() for cid in ids]
-        for part, ids in _by_part(wanted, owner, key=paper_of):
-            found = part.index.get_chunks(ids)
-            records.update(found)
-            lost = [cid for cid in ids if cid not in found]
-            if lost:  # served without them; /readyz and `qa-service check` name the damage
-                log.warning("corpus %s: the index names %d chunks the store does not hold (%s): run `qa-service check --repair`",
-                            part.name, len(lost), lost[0])
-        for hit in hits:
-            hit.evidence = [
-                Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
-                for cid in chosen[hit.paper_id] if cid in records
-            ]
-
     def is_relevant(self, hit: PaperHit) -> bool:
         """Does this hit show the question is about the corpus at all?"""
         s = self.settings
@@ -228,12 +164,3 @@ def _within(matches: list[NameMatch], allowed: frozenset[str] | None, part: Part
             owner.update({pid: part for pid in ids})
     return kept
 
-
-def _by_part(items: list, owner: dict[str, Part], key=lambda item: item) -> list[tuple[Part, list]]:
-    """Items grouped by the corpus that holds them (a hit, a paper id, a chunk id), in first-seen order."""
-    groups: dict[str, tuple[Part, list]] = {}
-    for item in items:
-        pid = item.paper_id if isinstance(item, PaperHit) else key(item)
-        part = owner[pid]
-        groups.setdefault(part.name, (part, []))[1].append(item.paper_id if isinstance(item, PaperHit) else item)
-    return list(groups.values())

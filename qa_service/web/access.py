@@ -96,7 +96,7 @@ def trust_proxies(app: Flask, settings: Settings) -> None:
     """
     check_proxy_hops(settings)
     if settings.proxy_hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=0, x_host=0, x_port=0, x_prefix=0)
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=0, x_host=0, x_port=0, x_prefix=0)  # type: ignore[method-assign]
 
 
 def init_app(app: Flask, settings: Settings) -> Limiter | None:
@@ -136,7 +136,7 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
         return response
 
     try:
-        return Limiter(get_remote_address, app=app, application_limits=limits, storage_uri=settings.rate_limit_storage,
+        return Limiter(get_remote_address, app=app, application_limits=[*limits], storage_uri=settings.rate_limit_storage,
                        headers_enabled=True, in_memory_fallback_enabled=True)  # a shared store down: count per process meanwhile
     except ConfigurationError as exc:
         raise storage_error(settings, exc) from exc

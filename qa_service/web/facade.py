@@ -18,7 +18,7 @@ from flask import Blueprint, jsonify
 from ..errors import NotFound, QAError
 from ..store.filters import parse_metadata
 from ..inputs import MODEL_ID, MODEL_SEPARATOR, chat_request
-from ..records import Answer, ChatRequest, Delta, Final, StreamEvent
+from ..records import Answer, ChatRequest, Citation, Delta, Final, StreamEvent
 from .sse import event_stream
 from ..corpus.tokens import token_counter
 from .context import json_body, observe, read_store, services, stream_holding_store
@@ -52,7 +52,7 @@ def openai_error(status: int, code: str, message: str, param: str | None = None)
 
 def sources_block(answer: Answer) -> str:
     """The cited sources as a numbered list: clients that keep only the content keep these."""
-    cited = {}
+    cited: dict[int, Citation] = {}
     for citation in answer.citations:
         cited.setdefault(citation.n, citation)
     if not cited:

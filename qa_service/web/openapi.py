@@ -73,8 +73,8 @@ def openapi_spec(settings: Settings, corpora: list[str] | None = None) -> dict[s
     """The document of what this server, with these settings and corpora, does: limits, auth and budgets included."""
     corpora = corpora or []
     keyed = bool(settings.api_key)
-    security = {"security": [{"ApiKey": []}]} if keyed else {}
-    open_route = {"security": []} if keyed else {}
+    security: dict[str, Any] = {"security": [{"ApiKey": []}]} if keyed else {}
+    open_route: dict[str, Any] = {"security": []} if keyed else {}
     budget = bool(settings.rate_limit)
     answers = budget or bool(settings.answer_rate_limit)
     api = {**_errors(*([401] if keyed else []), *([429] if budget else []), 503)}
