@@ -38,7 +38,7 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from prometheus_client import multiprocess, values
 from werkzeug.http import HTTP_STATUS_CODES
 
-from .access import check_proxy_hops, check_storage, printable
+from .access import check_proxy_hops, check_rate_limits, check_storage, printable
 from ..config import Settings, redact_urls
 from ..errors import ConfigError
 from .metrics import MULTIPROC_ENV
@@ -247,6 +247,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None =
     check_workers(settings, workers)
     check_limits(settings)
     check_storage(settings)
+    check_rate_limits(settings)
     check_proxy_hops(settings)  # here, before the fork: a ConfigError in each worker would be a traceback each
     build_model(settings)  # the same: a model endpoint configured two ways at once is refused here
     folder, ours = metrics_folder()
