@@ -98,6 +98,7 @@ class Settings:
     port: int = _s(8000, "Port `serve` listens on.")
     threads: int = _s(32, "Request threads per `serve` worker (--threads overrides): a client stalled mid-request holds one for up to client_timeout, so dozens leave room for others; answering is CPU-bound, more add no throughput.")
     client_timeout: float = _s(10.0, "Seconds a client may stay silent mid-request (headers or body) or leave our reply unread before `serve` closes its connection (a JSON 408 once the body has started).")
+    request_timeout: float = _s(30.0, "Seconds a client has to send a whole request, head and body, from its first byte (a new connection: from its accept). serve reads heads without a thread, so a client trickling its headers costs a connection, never a thread; a trickling body holds one thread this long at most (then a JSON 408).")
     max_request_line: int = _s(4094, "Longest HTTP request line (method, URL with query, version) `serve` accepts, in bytes; longer is a JSON 414. Our longest URL is a paper id or a short ?q= filter; gunicorn caps it at 8190.")
     max_header_bytes: int = _s(8190, "Largest HTTP header line `serve` accepts, in bytes (gunicorn's default; at most 100 headers); larger is a JSON 431.")
 
