@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -228,4 +229,48 @@ def load_settings(
         if var in env:
             values[name] = _coerce(name, kind, env[var], var)
     values.update(overrides)
-    return Settings(**values)
+    settings = Settings(**values)
+    check_values(settings)
+    return settings
+
+
+def _url_problem(url: str) -> str:
+    """What is wrong with an http(s) URL ('' when nothing): a scheme, a host, a port in range."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises on a port out of range or not a number
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    return "" if port is None or port > 0 else "port 0 is no port"
+
+
+# Counts and limits that mean nothing at 0 or below: each would refuse every request, or loop on nothing.
+POSITIVE = ("max_k", "retrieval_k", "plural_k", "candidate_chunks", "chunk_sentences", "chunk_max_tokens", "ingest_batch_papers",
+            "embedding_batch_size", "max_question_chars", "max_body_bytes", "max_page_papers", "max_filter_chars",
+            "max_filter_values", "threads", "model_timeout", "model_deadline", "model_concurrency", "client_timeout",
+            "request_timeout", "max_request_line", "max_header_bytes")
+
+
+def check_values(settings: Settings) -> None:
+    """Settings a person can get wrong in a way every command would trip on, refused in one line that says what to write."""
+    for name in POSITIVE:
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name} (QA_{name.upper()}) must be above 0, got {getattr(settings, name)!r}")
+    if settings.retrieval_k > settings.max_k:
+        raise ConfigError(f"retrieval_k (QA_RETRIEVAL_K) {settings.retrieval_k} is above max_k (QA_MAX_K) {settings.max_k}: "
+                          f"the default would be refused as a request")
+    if not 1 <= settings.port <= 65535:
+        raise ConfigError(f"port (QA_PORT) must be a TCP port, 1 to 65535, got {settings.port}")
+    for name, var, example in (("chroma_url", "QA_CHROMA_URL", "http://127.0.0.1:8001, as `chroma run` prints it"),
+                               ("openai_base_url", "OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")):
+        value = getattr(settings, name)
+        problem = _url_problem(value) if value else ""
+        if problem:
+            raise ConfigError(f"{name} ({var}) {redact_url(value)!r} is not a URL ({problem}): write one like {example}, or leave it empty")
+    if settings.data_path.exists() and not settings.data_path.is_dir():
+        raise ConfigError(f"data_dir (QA_DATA_DIR) {settings.data_dir} is a file, not a folder: set QA_DATA_DIR to a folder "
+                          f"(it is created if missing)")

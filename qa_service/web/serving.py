@@ -22,6 +22,7 @@ from prometheus_client import multiprocess, values
 from .access import check_proxy_hops, check_rate_limits, check_storage, printable
 from ..config import Settings, redact_urls
 from ..errors import ConfigError
+from ..preflight import check_port
 from .metrics import MULTIPROC_ENV
 from ..service import build_model
 from .app import create_app
@@ -133,8 +134,22 @@ def metrics_folder() -> tuple[Path, bool]:
     return folder, not given
 
 
+def page_url(address: Any) -> str:
+    """Where a browser on this machine finds the page, from the address the worker listens on."""
+    host, port = address[0], address[1]
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)  # every interface: this machine's own address
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def say_where(worker: Any) -> None:
+    """Once the first worker has built the app (it answers from now on), say where the page is: once, not per worker."""
+    if worker.age == 1 and worker.sockets:
+        print(f"Open {page_url(worker.sockets[0].getsockname())}", flush=True)
+
+
 def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None = None, workers: int = 1) -> None:
     """gunicorn with our gthread worker; each worker opens its own Chroma client after the fork."""
+    check_port(host, port)  # a busy port is one line, not gunicorn's eleven over six seconds
     check_workers(settings, workers)
     check_limits(settings)
     check_storage(settings)
@@ -152,6 +167,7 @@ def run_gunicorn(settings: Settings, host: str, port: int, threads: int | None =
         "limit_request_line": settings.max_request_line,
         "limit_request_field_size": settings.max_header_bytes,
         "accesslog": None,  # qa_service.access logs each request, with its id
+        "post_worker_init": say_where,
         "child_exit": lambda _server, worker: multiprocess.mark_process_dead(worker.pid),  # its live gauges go
         "on_exit": lambda _server: shutil.rmtree(folder, ignore_errors=True) if ours else None,
     }
