@@ -176,7 +176,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str |
     default: the seed abstracts shipped with the package."""
     settings = store_settings(ctx, write=True)
     name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
-    papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path], settings)  # everything is validated before any write
     corpora = Corpora(settings)
     with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
         corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
@@ -221,7 +221,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], repair: bool, chosen: tupl
     With --repair, damaged papers are re-embedded from their stored records; papers missing from the
     store (or with a damaged record) are taken from PATHS when given."""
     settings = store_settings(ctx, write=True)
-    corpus = load_corpus(paths) if paths else []  # validated before anything is written
+    corpus = load_corpus(paths, settings) if paths else []  # validated before anything is written
     names = [name if name == settings.collection else corpus_name(name, "--corpus") for name in chosen] or None
     registry = Corpora(settings)
     with registry.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked

@@ -52,15 +52,19 @@ def check_chroma(settings: Settings) -> None:
 
 
 def check_data_dir(settings: Settings) -> None:
-    """A command that writes must be able to create the data dir and write in it."""
-    folder = settings.data_path
+    """A command that writes must be able to write the data dir, or create it: tried in the nearest folder
+    that exists, leaving nothing behind (a refused command creates no data dir)."""
+    folder = settings.data_path.absolute()
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        if not existing.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+        with tempfile.TemporaryFile(dir=existing):
             pass
     except OSError as exc:
-        raise ConfigError(f"cannot write the data dir {folder} ({os.strerror(exc.errno) if exc.errno else exc}): "
-                          f"set QA_DATA_DIR to a folder you may write (it is created if missing)") from None
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise ConfigError(f"cannot write the data dir {settings.data_dir} ({existing}: {reason}): set QA_DATA_DIR to a folder "
+                          f"you may write (it is created if missing)") from None
 
 
 def check_port(host: str, port: int) -> None:
