@@ -160,6 +160,12 @@ def test_a_trickling_body_holds_a_thread_until_request_timeout_at_most(server):
     assert_json_error(status, headers, text, 408, "request_timeout")
 
 
+def test_serve_says_once_where_the_page_is(server):
+    """Issue 26 (4): `serve` never said where the page is; it prints its real address once it answers."""
+    log = server.log.read_text()
+    assert f"Open {server}/\n" in log and log.count("Open http") == 1
+
+
 def test_limits_gunicorn_would_quietly_change_are_refused(settings):
     with pytest.raises(ConfigError, match="8190"):
         check_limits(settings.replace(max_request_line=9000))
