@@ -47,7 +47,7 @@ def page_request(args: Mapping[str, str], settings: Settings) -> PageRequest:
         if not (raw_limit.isascii() and raw_limit.isdigit()) or not 1 <= int(raw_limit) <= settings.max_page_papers:
             raise BadRequest(f"'limit' must be a whole number from 1 to {settings.max_page_papers}", param="limit")
         limit = int(raw_limit)
-    after = _decode_cursor(cursor) if cursor else None
+    after = _decode_cursor(cursor) if cursor is not None else None  # an empty one too is no cursor of ours
     if after is not None and not limit:
         limit = settings.max_page_papers
     return PageRequest(limit, after)
