@@ -1,8 +1,9 @@
 """The command line: ingest, check, search, ask, papers, corpora, drop, serve, eval.
 
-Exit codes: 0 done, 1 an error (bad input, no index, a model failure; one line on stderr),
-2 a bad argument or option, 3 `ask` refused (the abstracts do not answer: the refusal is
-printed), 75 another process is writing the data dir (try again later).
+Exit codes: 0 done, 1 an error (bad input, a setting that cannot work, no index, a model failure;
+one line on stderr), 2 a bad argument or option, 3 `ask` refused (the abstracts do not answer: the
+refusal is printed), 69 the Chroma server cannot be reached (start it, then try again), 75 another
+process is writing the data dir (try again later).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import qa_service
 
 from .store.checking import CheckReport, check_store, repair_store
 from .client import QAClient
-from .config import Settings, load_settings
+from .config import Settings, load_settings, redact_urls
+from .preflight import check_chroma, check_data_dir
 from .store.corpora import Corpora, Scope, corpus_name, corpus_names
 from .corpus.reading import load_corpus
 from .errors import BadRequest, QAError
@@ -49,17 +51,38 @@ def friendly_errors(func: Callable) -> Callable:
             sys.stdout.flush()  # a closed pipe is found here, not at interpreter exit
             return result
         except QAError as exc:
-            click.echo(f"error: {exc.message}", err=True)
+            click.echo(f"error: {one_line(exc.message)}", err=True)
             sys.exit(exc.exit_code)
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush must not fail again
             sys.exit(0)
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit, KeyboardInterrupt, GeneratorExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the last net: a Rust panic from Chroma is a BaseException
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            click.echo(f"error: unexpected {type(exc).__name__}: {one_line(redact_urls(first))} (a bug of ours, or a case we do not know: "
+                       f"please report it with the command you ran)", err=True)
+            sys.exit(1)
 
     return wrapper
 
 
+def one_line(message: str) -> str:
+    """An error is one line on stderr, whatever the message holds (SQLite's findings come a line each)."""
+    return "; ".join(part.strip() for part in message.splitlines() if part.strip())
+
+
 def settings_from(ctx: click.Context) -> Settings:
     return ctx.find_root().obj["settings"]
+
+
+def store_settings(ctx: click.Context, write: bool = False) -> Settings:
+    """The settings of a command that opens the store: the Chroma server answers as Chroma, the data dir can be written."""
+    settings = settings_from(ctx)
+    check_chroma(settings)
+    if write:
+        check_data_dir(settings)
+    return settings
 
 
 def scope_options(func: Callable) -> Callable:
@@ -131,7 +154,7 @@ def checked_k(ctx: click.Context, param: click.Parameter, value: int | None) -> 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=(
     "Exit codes: 0 done; 1 an error (one line on stderr); 2 a bad argument; 3 `ask` refused "
-    "(the abstracts do not answer); 75 another process is writing the data dir, try again later."))
+    "(the abstracts do not answer); 69 the Chroma server cannot be reached; 75 another process is writing the data dir, try again later."))
 @click.version_option(qa_service.__version__, "-V", "--version", prog_name="qa-service")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="TOML settings file (default: the one shipped with the package).")
 @click.pass_context
@@ -150,9 +173,9 @@ def main(ctx: click.Context, config_file: str | None) -> None:
 def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str | None) -> None:
     """Read, chunk, embed and index PATHS: files or folders of .txt, .jsonl, .json (OpenReview), .xml (arXiv), .csv;
     default: the seed abstracts shipped with the package."""
-    settings = settings_from(ctx)
+    settings = store_settings(ctx, write=True)
     name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
-    papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path], settings)  # everything is validated before any write
     corpora = Corpora(settings)
     with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
         corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
@@ -196,8 +219,8 @@ def check(ctx: click.Context, paths: tuple[str, ...], repair: bool, chosen: tupl
 
     With --repair, damaged papers are re-embedded from their stored records; papers missing from the
     store (or with a damaged record) are taken from PATHS when given."""
-    settings = settings_from(ctx)
-    corpus = load_corpus(paths) if paths else []  # validated before anything is written
+    settings = store_settings(ctx, write=True)
+    corpus = load_corpus(paths, settings) if paths else []  # validated before anything is written
     names = [name if name == settings.collection else corpus_name(name, "--corpus") for name in chosen] or None
     registry = Corpora(settings)
     with registry.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
@@ -214,6 +237,8 @@ def check_corpus(name: str, index: Index, corpus: list, repair: bool, several: b
     print_report(report)
     if report.ok or not repair:
         return report.ok
+    if sqlite_damaged(report):  # nothing --repair can mend; trying gave a Rust panic
+        return False
     repair_store(index, report, corpus, say=click.echo)
     after = check_store(index)
     if after.ok:
@@ -221,16 +246,24 @@ def check_corpus(name: str, index: Index, corpus: list, repair: bool, several: b
         return True
     click.echo("still wrong after the repair:")
     for finding in after.findings:
-        click.echo(f"  {finding}")
+        click.echo(f"  {one_line(str(finding))}")
     return False
+
+
+def sqlite_damaged(report: CheckReport) -> bool:
+    """SQLite itself finds the store's file damaged: check reads nothing else, and a repair cannot write to it."""
+    return any(finding.part == "store" and "SQLite" in finding.problem for finding in report.findings)
 
 
 def print_report(report: CheckReport) -> None:
     click.echo(f"checked {report.papers} papers, {report.chunks} chunks")
     for finding in report.findings:
-        click.echo(f"  {finding}")
+        click.echo(f"  {one_line(str(finding))}")
     if report.ok:
         click.echo("ok: the store, the manifest, BM25 and test queries agree")
+    elif sqlite_damaged(report):
+        click.echo("`check --repair` cannot mend a damaged SQLite file: move the chroma folder of the data dir aside and run "
+                   "`qa-service ingest` with your corpus files to rebuild it, or restore the data dir from a backup", err=True)
     else:
         click.echo(report.advice(), err=True)
 
@@ -247,7 +280,7 @@ K_HELP = "Papers to {}: 1 to the max_k setting, as over HTTP."
 @friendly_errors
 def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **chosen: Any) -> None:
     """The papers most relevant to QUESTION, with the evidence that matched."""
-    settings = settings_from(ctx)
+    settings = store_settings(ctx)
     services = Services(settings)
     with services.reading():  # not while an ingest writes (exit 75)
         scope = chosen_scope(services, **chosen)
@@ -281,7 +314,7 @@ def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server:
         checked_filters(settings_from(ctx), chosen["years"], chosen["venues"], chosen["authors"], chosen["keywords"])  # as locally
         answer = QAClient(server).ask(question, k, **filter_payload(**chosen))
     else:
-        services = Services(settings_from(ctx))
+        services = Services(store_settings(ctx))
         with services.reading():
             answer = services.answerer.ask(question, k, scope=chosen_scope(services, **chosen))
     if as_json:
@@ -318,7 +351,7 @@ def print_answer(answer: Answer) -> None:
 @friendly_errors
 def papers(ctx: click.Context, as_json: bool, **chosen: Any) -> None:
     """List the indexed papers: id and label (and corpus, when there are several)."""
-    services = Services(settings_from(ctx))
+    services = Services(store_settings(ctx))
     with services.reading():
         scope = chosen_scope(services, **chosen)
         records = scope.records()
@@ -337,7 +370,7 @@ def papers(ctx: click.Context, as_json: bool, **chosen: Any) -> None:
 @friendly_errors
 def list_corpora(ctx: click.Context, as_json: bool) -> None:
     """List the corpora: name, papers, version and embedding model."""
-    services = Services(settings_from(ctx))
+    services = Services(store_settings(ctx))
     with services.reading():
         rows = [services.corpora.describe(name) for name in services.corpora.names()]
     if as_json:
@@ -355,7 +388,7 @@ def list_corpora(ctx: click.Context, as_json: bool) -> None:
 @friendly_errors
 def drop(ctx: click.Context, name: str, yes: bool) -> None:
     """Remove the corpus NAME: its papers, chunks, manifest and BM25 index."""
-    settings = settings_from(ctx)
+    settings = store_settings(ctx, write=True)
     if name != settings.collection:
         corpus_name(name, "NAME")
     registry = Corpora(settings)
@@ -368,7 +401,7 @@ def drop(ctx: click.Context, name: str, yes: bool) -> None:
 
 @main.command()
 @click.option("--host", default=None, help="Address to bind (default from settings: 127.0.0.1).")
-@click.option("--port", default=None, type=int, help="Port (default from settings: 8000).")
+@click.option("--port", default=None, type=click.IntRange(1, 65535), help="Port (default from settings: 8000).")
 @click.option("--threads", default=None, type=int, help="Request threads per worker (default: the `threads` setting).")
 @click.option("--workers", default=1, show_default=True, help="Worker processes (more than 1 needs QA_CHROMA_URL).")
 @click.pass_context
@@ -395,7 +428,7 @@ def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | N
         ask = lambda q: client.ask(q, k)  # noqa: E731
         search = lambda q: [r["paper_id"] for r in client.search(q, 10)["results"]]  # noqa: E731
     else:
-        services = Services(settings_from(ctx))
+        services = Services(store_settings(ctx))
         services.index.require_ready()
         services.index.load_lexical()
         answerer = services.answerer

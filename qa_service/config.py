@@ -13,6 +13,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
 from .errors import ConfigError
 
@@ -62,12 +63,14 @@ class Settings:
     answer_multi_share: float = _s(0.5, "A paper joins a multi-paper answer when its best sentence scores this share of the best paper's (tuning split: 0.6 -> 0.5 lifts gold recall 0.72 -> 0.82 for precision 0.82 -> 0.71; a missed paper costs a lister more than one they dismiss by its quote).")
     answer_second_share: float = _s(0.8, "A one-paper answer adds its second sentence when it scores this share of the first.")
     answer_max_papers: int = _s(8, "Most papers quoted in one multi-paper answer.")
+    max_abstract_chars: int = _s(20000, "Longest abstract ingest accepts (longer refuses the file, naming the paper; refused, not cut, since a cut abstract would be served as the paper's): OpenReview caps abstracts at 5,000 characters, and one of 1 MB took 141 s and 493 MB to ingest.")
     max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")
     max_body_bytes: int = _s(65536, "Largest HTTP request body (HTTP 413 beyond).")
     max_history_turns: int = _s(20, "Most earlier turns accepted in `history` (and earlier messages on /v1).")
     max_history_chars: int = _s(4000, "Longest content of one earlier turn (HTTP 413 beyond); on /v1 the longest content (or text part) of any message.")
     max_filter_chars: int = _s(200, "Longest ?q= filter of /api/papers, and longest metadata filter value (HTTP 400 beyond): they match ids, labels, titles, venues and names, none near this long.")
     max_filter_values: int = _s(20, "Most values one metadata filter field may list (HTTP 400 beyond): a filter names a few years, venues or authors, and each is a clause of the store's query.")
+    max_page_papers: int = _s(1000, "Most papers one /api/papers page holds (?limit=, 1 to this; a ?cursor= without a limit pages by this): at 15,000 papers the whole list was 1.55 MB and 0.85 s a call.")
     metadata_list_max: int = _s(20, "Most papers an answer from metadata ('Which papers by ...?') names and cites one by one; it counts the rest.")
     filter_cache_size: int = _s(256, "Filters whose matching paper ids are kept per corpus version (LRU): the page sends the same few filters again and again.")
     filter_exact_chunks: int = _s(8000, "A filter that leaves at most this many chunks of a corpus is searched exactly in memory, over its chunks' vectors read once per corpus version and filter (2,600 chunks: 97 ms to read, then 0.1 ms a search, against 14-29 ms for Chroma's `ids` filter); more go to Chroma.")
@@ -97,6 +100,7 @@ class Settings:
     port: int = _s(8000, "Port `serve` listens on.")
     threads: int = _s(32, "Request threads per `serve` worker (--threads overrides): a client stalled mid-request holds one for up to client_timeout, so dozens leave room for others; answering is CPU-bound, more add no throughput.")
     client_timeout: float = _s(10.0, "Seconds a client may stay silent mid-request (headers or body) or leave our reply unread before `serve` closes its connection (a JSON 408 once the body has started).")
+    request_timeout: float = _s(30.0, "Seconds a client has to send a whole request, head and body, from its first byte (a new connection: from its accept). serve reads heads without a thread, so a client trickling its headers costs a connection, never a thread; a trickling body holds one thread this long at most (then a JSON 408).")
     max_request_line: int = _s(4094, "Longest HTTP request line (method, URL with query, version) `serve` accepts, in bytes; longer is a JSON 414. Our longest URL is a paper id or a short ?q= filter; gunicorn caps it at 8190.")
     max_header_bytes: int = _s(8190, "Largest HTTP header line `serve` accepts, in bytes (gunicorn's default; at most 100 headers); larger is a JSON 431.")
 
@@ -226,4 +230,48 @@ def load_settings(
         if var in env:
             values[name] = _coerce(name, kind, env[var], var)
     values.update(overrides)
-    return Settings(**values)
+    settings = Settings(**values)
+    check_values(settings)
+    return settings
+
+
+def _url_problem(url: str) -> str:
+    """What is wrong with an http(s) URL ('' when nothing): a scheme, a host, a port in range."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises on a port out of range or not a number
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    return "" if port is None or port > 0 else "port 0 is no port"
+
+
+# Counts and limits that mean nothing at 0 or below: each would refuse every request, or loop on nothing.
+POSITIVE = ("max_abstract_chars", "max_k", "retrieval_k", "plural_k", "candidate_chunks", "chunk_sentences", "chunk_max_tokens", "ingest_batch_papers",
+            "embedding_batch_size", "max_question_chars", "max_body_bytes", "max_page_papers", "max_filter_chars",
+            "max_filter_values", "threads", "model_timeout", "model_deadline", "model_concurrency", "client_timeout",
+            "request_timeout", "max_request_line", "max_header_bytes")
+
+
+def check_values(settings: Settings) -> None:
+    """Settings a person can get wrong in a way every command would trip on, refused in one line that says what to write."""
+    for name in POSITIVE:
+        if getattr(settings, name) <= 0:
+            raise ConfigError(f"{name} (QA_{name.upper()}) must be above 0, got {getattr(settings, name)!r}")
+    if settings.retrieval_k > settings.max_k:
+        raise ConfigError(f"retrieval_k (QA_RETRIEVAL_K) {settings.retrieval_k} is above max_k (QA_MAX_K) {settings.max_k}: "
+                          f"the default would be refused as a request")
+    if not 1 <= settings.port <= 65535:
+        raise ConfigError(f"port (QA_PORT) must be a TCP port, 1 to 65535, got {settings.port}")
+    for name, var, example in (("chroma_url", "QA_CHROMA_URL", "http://127.0.0.1:8001, as `chroma run` prints it"),
+                               ("openai_base_url", "OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")):
+        value = getattr(settings, name)
+        problem = _url_problem(value) if value else ""
+        if problem:
+            raise ConfigError(f"{name} ({var}) {redact_url(value)!r} is not a URL ({problem}): write one like {example}, or leave it empty")
+    if settings.data_path.exists() and not settings.data_path.is_dir():
+        raise ConfigError(f"data_dir (QA_DATA_DIR) {settings.data_dir} is a file, not a folder: set QA_DATA_DIR to a folder "
+                          f"(it is created if missing)")

@@ -7,6 +7,7 @@ import pytest
 from limits import parse
 
 from qa_service.config import Settings
+from qa_service.errors import ConfigError
 from qa_service.answering.models import FakeModel
 from qa_service.web.app import SECURITY_HEADERS, create_app
 
@@ -23,7 +24,8 @@ def test_api_key_guards_the_api_but_not_the_page(seed_settings, seed_index):
     ok = client.post("/api/search", json={"question": "RouterArena"}, headers={"Authorization": "Bearer s3cret-key"})
     assert ok.status_code == 200
     assert client.get("/").status_code == 200 and client.get("/healthz").status_code == 200
-    info = client.get("/api/info").get_json()
+    assert client.get("/api/info").status_code == 401  # issue 25 (7): it names the model and the index; the page asks on a 401
+    info = client.get("/api/info", headers={"Authorization": "Bearer s3cret-key"}).get_json()
     assert info["auth_required"] is True and "s3cret-key" not in str(info)
 
 
@@ -206,3 +208,12 @@ def test_a_405_is_json_and_lists_the_allowed_methods(seed_settings, seed_index):
         error = response.get_json()["error"]
         assert error["code"] == "method_not_allowed" and error["message"]
         assert ("type" in error) == path.startswith("/v1/")
+
+
+@pytest.mark.parametrize("name", ["rate_limit", "answer_rate_limit"])
+@pytest.mark.parametrize("value", ["garbage", "-5 per second", "5 per fortnight", "0 per minute"])
+def test_an_unparseable_rate_limit_is_refused_at_start(seed_settings, seed_index, name, value):
+    """Issue 25 (4): before, it was accepted, and every route (/healthz, the page, the API) answered 500."""
+    with pytest.raises(ConfigError, match=rf"{name} \(QA_{name.upper()}\) .* is not a rate limit: write N per second"):
+        app_with(seed_settings, seed_index, **{name: value})
+    assert app_with(seed_settings, seed_index, **{name: "5 per second; 300 per minute"}).test_client().get("/healthz").status_code == 200

@@ -7,7 +7,7 @@ from qa_service.cli import main
 from qa_service.corpus.reading import load_corpus, read_seed_file
 from qa_service.errors import CorpusError
 from qa_service.corpus.textclean import clean_text, sentence_spans
-from tests.conftest import SEEDS, write_seed_file
+from tests.conftest import SEEDS, make_settings, write_seed_file
 
 
 def test_seed_ids_are_file_stem_and_position(seed_papers):
@@ -196,3 +196,20 @@ def test_a_lone_surrogate_in_a_json_file_is_refused_before_anything_is_written(t
     done = CliRunner().invoke(main, ["ingest", str(path)], env={"QA_DATA_DIR": str(tmp_path / "data")})
     assert done.exit_code == 1 and "lone surrogate" in done.output and "Traceback" not in done.output
     assert not (tmp_path / "data").exists()
+
+
+def test_a_paper_id_too_long_for_its_url_is_refused_naming_the_paper(tmp_path):
+    """Issue 25 (7): a 10,000-character id was accepted at ingest, and its URL then got 414."""
+    path = tmp_path / "long.jsonl"
+    path.write_text(json.dumps({"id": "a" * 10_000, "abstract": "Some abstract."}) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"long.jsonl:1: paper id 'aaaa.*10,000 characters, over 200"):
+        load_corpus([path])
+
+
+def test_an_abstract_over_the_limit_is_refused_naming_the_paper_and_the_setting(tmp_path):
+    """Issue 25 (7): a 1 MB abstract took 141 s and 493 MB to ingest. Refused (not cut): the file is broken."""
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps({"id": "big-1", "abstract": "A sentence of an abstract. " * 1000}) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"big.jsonl: paper 'big-1': the abstract is 27,000 characters, over max_abstract_chars \(20,000"):
+        load_corpus([path])
+    assert load_corpus([path], make_settings(tmp_path, max_abstract_chars=30_000))[0].id == "big-1"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from qa_service.web.serving import check_limits
 from tests.conftest import SEEDS, gunicorn, make_settings
 
 CLIENT_TIMEOUT = 2  # seconds; short so that the test sees stalled clients dropped
+REQUEST_TIMEOUT = 5  # seconds for a whole request; short so that the test sees trickling clients dropped
 
 
 class Server(str):
@@ -29,7 +31,7 @@ def server(tmp_path_factory):
     """`qa-service serve` with the shipped settings, but a short client timeout."""
     data = tmp_path_factory.mktemp("serving-data")
     Index(make_settings(data)).ingest(load_corpus([SEEDS / "000_e3b5a0511f204a83.txt"]))
-    with gunicorn(data, {"QA_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT)}) as started:
+    with gunicorn(data, {"QA_CLIENT_TIMEOUT": str(CLIENT_TIMEOUT), "QA_REQUEST_TIMEOUT": str(REQUEST_TIMEOUT)}) as started:
         url = Server(started)
         url.log = data / "server.log"
         yield url
@@ -101,6 +103,69 @@ def test_stalled_clients_neither_block_others_nor_stay_connected(server):
     assert requests.get(server + "/healthz", timeout=10).status_code == 200
     log = server.log.read_text()
     assert "client_timeout" in log and "Traceback" not in log  # one line per dropped client, not a traceback
+
+
+@pytest.mark.slow
+def test_clients_that_trickle_their_headers_cost_no_thread(server):
+    """Issue 25 (3): 40 clients each sending a header line more often than client_timeout held all 32 threads,
+    and /healthz went unanswered for as long as they went on. The issue's case is a line every 5 s against
+    client_timeout 10 s; here a line every second against 2 s. Heads are now read without a thread."""
+    host, port = server.rsplit("/", 1)[1].split(":")
+    tricklers = [socket.create_connection((host, int(port)), timeout=10) for _ in range(40)]
+    try:
+        for sock in tricklers:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        for second in range(REQUEST_TIMEOUT + 3):  # bounded: past request_timeout the server has closed them all
+            for sock in tricklers:
+                try:
+                    sock.sendall(f"X-Line-{second}: still coming\r\n".encode())
+                except OSError:
+                    pass  # closed by the server: request_timeout is over
+            assert requests.get(server + "/healthz", timeout=5).json()["status"] == "ok"  # raises if no answer in 5 s
+            time.sleep(1)
+        for sock in tricklers:  # each was closed without a reply (no thread ever read it)
+            try:
+                assert sock.recv(100) == b""
+            except ConnectionResetError:
+                pass
+    finally:
+        for sock in tricklers:
+            sock.close()
+    assert "request_timeout" in server.log.read_text()
+
+
+@pytest.mark.slow
+def test_a_trickling_body_holds_a_thread_until_request_timeout_at_most(server):
+    """A body that comes a byte a second (never silent for client_timeout) gets a 408 after request_timeout."""
+    host, port = server.rsplit("/", 1)[1].split(":")
+    body = json.dumps({"question": "What is RouterArena?" + " " * 40}).encode()  # longer than the bytes sent below
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall((f"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      f"Content-Length: {len(body)}\r\n\r\n").encode())
+        reply = b""
+        for byte in body[: REQUEST_TIMEOUT + 4]:  # bounded: fewer bytes than the body, more seconds than the deadline
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                break
+            sock.settimeout(1)
+            try:
+                reply = sock.recv(65536)
+            except TimeoutError:
+                continue
+            if reply:
+                break
+        assert reply, "no answer while the body was still trickling"
+        sock.settimeout(10)
+        reply += read_to_end(sock)
+    status, headers, text = raw_reply(reply)
+    assert_json_error(status, headers, text, 408, "request_timeout")
+
+
+def test_serve_says_once_where_the_page_is(server):
+    """Issue 26 (4): `serve` never said where the page is; it prints its real address once it answers."""
+    log = server.log.read_text()
+    assert f"Open {server}/\n" in log and log.count("Open http") == 1
 
 
 def test_limits_gunicorn_would_quietly_change_are_refused(settings):

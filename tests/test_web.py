@@ -94,3 +94,37 @@ def test_info_gives_the_input_limits_the_page_counts_against(client, seed_settin
     limits = client.get("/api/info").get_json()["limits"]
     assert limits == {"question_chars": seed_settings.max_question_chars, "history_turns": seed_settings.max_history_turns,
                       "history_chars": seed_settings.max_history_chars}
+
+
+def test_papers_come_in_pages_with_a_cursor_and_all_without_a_limit(client):
+    """Issue 25 (7): ?limit= and ?cursor= read the list in parts; no limit is the whole list, as the page reads it."""
+    whole = client.get("/api/papers").get_json()
+    assert len(whole["papers"]) == 57 and "next_cursor" not in whole
+    seen, cursor, pages = [], None, 0
+    while pages < 20:  # 57 papers in pages of 10: 6 pages
+        listing = client.get("/api/papers", query_string={"limit": 10, **({"cursor": cursor} if cursor else {})}).get_json()
+        assert listing["total"] == 57 and len(listing["papers"]) <= 10
+        seen += [p["id"] for p in listing["papers"]]
+        pages, cursor = pages + 1, listing["next_cursor"]
+        if cursor is None:
+            break
+    assert pages == 6 and seen == [p["id"] for p in whole["papers"]]
+    filtered = client.get("/api/papers?q=the&limit=2").get_json()
+    assert len(filtered["papers"]) == 2 and filtered["total"] > 2 and filtered["next_cursor"]
+    for bad in ({"limit": "0"}, {"limit": "1001"}, {"limit": "x"}, {"limit": "10", "cursor": "not-a-cursor"}):
+        refused = client.get("/api/papers", query_string=bad)
+        assert refused.status_code == 400 and refused.get_json()["error"]["message"], bad
+
+
+def test_a_chunked_body_over_the_limit_is_413_not_400(client, seed_settings):
+    """Issue 25 (7): with no Content-Length, the body over max_body_bytes was read as 'not valid JSON' (400)."""
+    import io
+
+    body = b'{"question": "' + b"a" * (seed_settings.max_body_bytes + 10) + b'"}'
+    chunked = {"wsgi.input_terminated": True}  # as gunicorn says of its chunked bodies
+    sent = client.post("/api/search", input_stream=io.BytesIO(body), environ_overrides=chunked,
+                       headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    assert sent.status_code == 413 and "larger than" in sent.get_json()["error"]["message"]
+    small = client.post("/api/search", input_stream=io.BytesIO(b'{"question": "What is RouterArena?"}'), environ_overrides=chunked,
+                        headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+    assert small.status_code == 200

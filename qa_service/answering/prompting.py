@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import html
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -14,7 +15,32 @@ from ..errors import ConfigError
 from ..records import REFUSAL, PaperHit, Passage, Source, Turn
 from ..corpus.textclean import sentence_spans
 
-_TAG = re.compile(r"<\s*/?\s*source\b", re.IGNORECASE)
+# Matched on the text's skeleton (see _skeleton): a fence tag, or a chat template's special token, which an
+# OpenAI-compatible server (vLLM, llama.cpp) may read as a token of its own when it comes in a message.
+_FENCE_OR_TOKEN = re.compile(
+    r"<\s*/?\s*source\b"  # our fence
+    r"|<\|[^|<>\n]{1,64}\|>"  # <|im_start|>, <|eot_id|>, <|endoftext|>, DeepSeek's fullwidth <｜...｜> folded
+    r"|</?s>|\[/?inst\]|<</?sys>>|</?(?:start_of_turn|end_of_turn|bos|eos)>",  # Llama 2, Mistral, Gemma
+    re.IGNORECASE)
+# Letters of other scripts drawn like Latin ones (Unicode's confusables: Cyrillic, Greek, Armenian, small
+# capitals), folded so that "</ѕоurсе>" is the tag it shows; NFKC already folds fullwidth forms (＜／ｓｏｕｒｃｅ＞).
+_LATIN_LOOKALIKES = str.maketrans("асеһіјорѕухԁԛԝгսυοραικνꜱᴄᴏᴜʀᴇ", "acehijopsyxdqwruuopaikvscoure")
+_DEFUSED = {"<": "‹", "[": "⟦"}  # how the first character of a match is shown instead
+_OPENER = re.compile("[<\\[\ufe47\ufe64\uff1c\uff3b]")  # every character NFKC folds to '<' or '[' (a scan of all of Unicode)
+_WINDOW = 100  # characters after an opener that can belong to one match (a special token is at most 68)
+
+
+def _skeleton(text: str) -> str:
+    """The text as it looks: each character folded by NFKC and _LATIN_LOOKALIKES, invisible format marks
+    (zero-width spaces, joiners, bidi controls) dropped."""
+    if text.isascii():  # nothing to fold
+        return text.lower()
+    folded = []
+    for char in text:
+        if unicodedata.category(char) != "Cf":
+            nfkc = unicodedata.normalize("NFKC", char)
+            folded.append((nfkc if len(nfkc) == 1 else char).lower().translate(_LATIN_LOOKALIKES))
+    return "".join(folded)
 
 
 def prompts_dir() -> Path:
@@ -41,8 +67,15 @@ def rewrite_messages(question: str, history: Sequence[Turn], max_chars: int = 40
 
 
 def defuse(text: str) -> str:
-    """Abstracts cannot close or open a source fence: their tags are shown, not obeyed."""
-    return _TAG.sub(lambda m: m.group(0).replace("<", "‹"), text)
+    """Abstracts (and questions) cannot close or open a source fence, or speak a chat template's special
+    tokens, in any look-alike spelling: the first character of each becomes one that shows the same."""
+    chars: list[str] | None = None
+    for opener in _OPENER.finditer(text):  # a match starts at one of these: look only there, a window at a time
+        at = opener.start()
+        if _FENCE_OR_TOKEN.match(_skeleton(text[at:at + _WINDOW])):
+            chars = chars or list(text)
+            chars[at] = _DEFUSED[unicodedata.normalize("NFKC", text[at])]
+    return "".join(chars) if chars else text
 
 
 def _attribute(value: str) -> str:

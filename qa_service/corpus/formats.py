@@ -23,6 +23,9 @@ from .textclean import clean_text
 # Ids go into the prompt's <source id="..."> fence, URLs and chunk ids ('#' separates a chunk's
 # position): OpenReview, arXiv (2401.12345v2, hep-th/9901001) and seed ids (stem:n) fit this set.
 SAFE_ID = re.compile(r"[A-Za-z0-9._:/+-]+")
+# Longest paper id: arXiv and OpenReview ids are under 30 characters, a seed id under 30, and /api/papers/<id>
+# with ?corpus= must stay far below serve's max_request_line (a 10,000-character id was stored, then its URL got 414).
+MAX_ID_CHARS = 200
 METADATA = ("authors", "year", "venue", "url", "keywords")
 CSV_COLUMNS = ("title", "abstract", *METADATA)
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -45,6 +48,9 @@ def decode(path: Path, data: bytes) -> str:
 
 def make_paper(pid: str, raw: str, where: str, *, source: str, title: str = "", **metadata: Any) -> Paper:
     """A Paper with a safe id and a cleaned text; `metadata` (authors, year, ...) is checked by type."""
+    if len(pid) > MAX_ID_CHARS:
+        raise CorpusError(f"{where}: paper id {pid[:40]!r}... is {len(pid):,} characters, over {MAX_ID_CHARS}: its page "
+                          f"(/api/papers/<id>) could not be asked for; give it a shorter id")
     if not SAFE_ID.fullmatch(pid):
         raise CorpusError(
             f"{where}: paper id {pid[:60]!r} may only hold letters, digits and . _ : / + - "

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from ..config import Settings
 from ..errors import CorpusError
 from .formats import METADATA, decode, make_paper, read_arxiv, read_csv, read_openreview
 from .labels import assign_labels
@@ -124,8 +125,10 @@ def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def load_corpus(paths: Iterable[str | Path]) -> list[Paper]:
-    """Read and validate every file before anything is written; ids must be unique."""
+def load_corpus(paths: Iterable[str | Path], settings: Settings | None = None) -> list[Paper]:
+    """Read and validate every file before anything is written; ids must be unique, ids and abstracts
+    within the settings' limits (the defaults when none are given)."""
+    limits = settings or Settings()
     papers: list[Paper] = []
     seen: dict[str, str] = {}
     for path in corpus_files(paths):
@@ -135,12 +138,22 @@ def load_corpus(paths: Iterable[str | Path]) -> list[Paper]:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})") from exc
         for paper in batch:
             _check_unicode(paper, path)
+            _check_size(paper, path, limits)
             if paper.id in seen:
                 raise CorpusError(f"{path}: paper id {paper.id!r} already came from {seen[paper.id]}")
             seen[paper.id] = str(path)
         papers.extend(batch)
     assign_labels(papers)
     return papers
+
+
+def _check_size(paper: Paper, path: Path, limits: Settings) -> None:
+    """An abstract over max_abstract_chars is refused, not cut: a cut abstract would be served as if it were the paper's, and a file that holds one
+    is usually broken (a whole paper pasted, a missing line break); the file is fixed, or the limit raised."""
+    if len(paper.abstract) > limits.max_abstract_chars:
+        raise CorpusError(f"{path}: paper {paper.id!r}: the abstract is {len(paper.abstract):,} characters, over max_abstract_chars "
+                          f"({limits.max_abstract_chars:,}; OpenReview caps abstracts at 5,000): is it a whole paper, or several "
+                          f"abstracts run together? Fix the file, or raise QA_MAX_ABSTRACT_CHARS")
 
 
 def _check_unicode(paper: Paper, path: Path) -> None:

@@ -1,7 +1,8 @@
 """Who may call, how often, from which origins; request ids and the access log.
 
-The API key (QA_API_KEY) guards /api/* and /v1/*; the page itself and /healthz, /readyz
-stay open so that the page can ask for the key and a load balancer can probe.
+The API key (QA_API_KEY) guards /api/* and /v1/*, /api/info included (it names the model and the
+index); the page itself and /healthz, /readyz stay open so that the page loads and asks for the key
+when /api/info answers 401, and a load balancer can probe.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import uuid
 from flask import Flask, Response, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from flask_limiter.util import get_remote_address
+from limits import parse_many
 from limits.errors import ConfigurationError
 from limits.storage import storage_from_string
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -25,7 +27,7 @@ from ..errors import ConfigError, QAError
 log = logging.getLogger("qa_service.access")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 PROTECTED = ("/api/", "/v1/")
-OPEN = ("/api/info",)  # the page needs to know whether a key is required before it has one
+OPEN: tuple[str, ...] = ()  # every /api/ and /v1/ route needs the key; the page learns it needs one from a 401
 ANSWER_ROUTES = frozenset({"/api/ask", "/api/ask/stream", "/v1/chat/completions"})  # each answer is a model call
 
 
@@ -121,6 +123,7 @@ def init_app(app: Flask, settings: Settings) -> Limiter | None:
         )
         return _cors(response, settings)
 
+    check_rate_limits(settings)
     limits = _budgets(settings)
     if not limits:
         return None
@@ -147,6 +150,23 @@ def storage_error(settings: Settings, exc: Exception) -> ConfigError:
         f"rate_limit_storage {redact_url(settings.rate_limit_storage)!r} cannot be used ({redact_urls(str(exc))}); use memory:// (counters per "
         f"process) or redis://host:port (one budget shared by every process and machine; needs `pip install redis`)"
     )
+
+
+RATE_SYNTAX = "N per second|minute|hour|day|month|year (several separated by ';', as '5 per second; 300 per minute')"
+
+
+def check_rate_limits(settings: Settings) -> None:
+    """An unparseable budget is refused at start in one line; before, every route answered 500 with a traceback."""
+    for name, value in (("rate_limit", settings.rate_limit), ("answer_rate_limit", settings.answer_rate_limit)):
+        if not value.strip():
+            continue
+        try:
+            items = parse_many(value)
+        except ValueError:
+            items = []
+        if not items or any(item.amount < 1 or item.multiples < 1 for item in items):
+            raise ConfigError(f"{name} (QA_{name.upper()}) {value!r} is not a rate limit: write {RATE_SYNTAX}, "
+                              f"or leave it empty to turn the budget off")
 
 
 def check_storage(settings: Settings) -> None:

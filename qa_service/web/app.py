@@ -23,6 +23,7 @@ from ..store.index import Index
 from ..inputs import history_turns, k_value, paper_filter, question_text
 from ..answering.models import ChatModel
 from .openapi import openapi_spec
+from .paging import cut, page_request
 from ..records import IndexStats, Turn
 from ..service import Services
 from .sse import event_stream
@@ -150,10 +151,11 @@ def readyz() -> Any:
 @api.get("/api/papers")
 def papers() -> Any:
     """Every paper of the corpora (?corpus=, default every one) the metadata filters allow; with q, those
-    whose id, label, title or abstract holds it (the page's filter). Counted per corpus."""
+    whose id, label, title or abstract holds it (the page's filter). Counted per corpus; ?limit= and
+    ?cursor= read the list a page at a time (`total` and `corpora` still count every match)."""
     settings = services().settings
     query = paper_filter(request.args.get("q", ""), settings)
-    names, only = query_corpora(), filters_from_query(request.args, settings)
+    names, only, chosen = query_corpora(), filters_from_query(request.args, settings), page_request(request.args, settings)
     scope = open_scope(names, only)
     found, counts = [], {}
     for part in scope.parts:
@@ -169,7 +171,9 @@ def papers() -> Any:
                     continue
             found.append(entry)
             counts[part.name] += 1
-    return jsonify(papers=found, total=len(found), corpora=counts)
+    shown, next_cursor = cut(found, chosen, lambda entry: (entry["corpus"], entry["id"]))
+    paged = {"next_cursor": next_cursor} if chosen.limit else {}  # the unpaged answer keeps its shape
+    return jsonify(papers=shown, total=len(found), corpora=counts, **paged)
 
 
 @api.get("/api/corpora")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 
 from flask import Response, current_app, g, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..errors import BadRequest, QAError
 from ..records import Answer
@@ -43,10 +44,20 @@ def observe(answer: Answer) -> None:
     current_app.extensions["qa_metrics"].observe_answer(answer)
 
 
+def body_within_limit() -> None:
+    """A chunked body (no Content-Length) is cut at max_body_bytes by werkzeug, and the cut read as JSON
+    was a 400 'not valid JSON'; one that reaches the limit is a 413, as a declared length over it is."""
+    data = request.get_data(cache=True)
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if request.content_length is None and limit is not None and len(data) >= limit:
+        raise RequestEntityTooLarge()
+
+
 def json_body() -> dict:
     """The request's JSON object, or a 415/400 that says what was wrong."""
     if not request.is_json:
         raise QAError("send a JSON body with Content-Type: application/json", status=415, code="unsupported_media_type")
+    body_within_limit()
     try:
         data = request.get_json(silent=True)
     except RecursionError:  # the parser recurses once per level; no body of ours is more than five deep

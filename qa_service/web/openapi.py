@@ -85,15 +85,20 @@ def openapi_spec(settings: Settings, corpora: list[str] | None = None) -> dict[s
             "parameters": [corpus_parameter(corpora)], "responses": {
             "200": _json({"$ref": "#/components/schemas/Health"}, "Ready"),
             "503": _json({"type": "object", "required": ["status", "error"]}, "Not ready"), **_errors(400, 404, 414)}}},
-        "/api/info": {"get": {"operationId": "getInfo", "summary": "What answers, over which corpora", **open_route,
+        "/api/info": {"get": {"operationId": "getInfo", "summary": "What answers, over which corpora", **security,
             "parameters": [corpus_parameter(corpora)], "responses": {
-            "200": _json({"$ref": "#/components/schemas/Info"}, "What answers"), **_errors(*([429] if budget else []), 400, 404, 414)}}},
+            "200": _json({"$ref": "#/components/schemas/Info"}, "What answers"),
+            **_errors(*([401] if keyed else []), *([429] if budget else []), 400, 404, 414)}}},
         "/api/corpora": {"get": {"operationId": "listCorpora", "summary": "The corpora, with the years and venues of their papers",
             **security, "parameters": [corpus_parameter(corpora)],
             "responses": {"200": _json({"$ref": "#/components/schemas/CorpusList"}, "Corpora"), **api, **_errors(400, 404, 414)}}},
         "/api/papers": {"get": {"operationId": "listPapers", "summary": "The indexed papers, optionally filtered", **security,
             "parameters": [{"name": "q", "in": "query", "required": False, "description": "Part of an id, label or title",
                             "schema": {"type": "string", "maxLength": settings.max_filter_chars}},
+                           {"name": "limit", "in": "query", "required": False, "description": "At most this many papers (default: all)",
+                            "schema": {"type": "integer", "minimum": 1, "maximum": settings.max_page_papers}},
+                           {"name": "cursor", "in": "query", "required": False,
+                            "description": "The next_cursor of the page before", "schema": {"type": "string", "minLength": 1}},
                            corpus_parameter(corpora), *filter_parameters(settings)],
             "responses": {"200": _json({"$ref": "#/components/schemas/PaperList"}, "Papers"), **api, **_errors(400, 404, 414)}}},
         "/api/papers/{paper_id}": {"get": {"operationId": "getPaper", "summary": "One paper", **security,
@@ -216,7 +221,8 @@ def _schemas() -> dict:
         "Info": {"type": "object", "required": ["model", "auth_required", "index"], "properties": {
             "model": nullable_string, "auth_required": boolean, "index": index, "corpora": {"type": "array", "items": string},
             "limits": {"type": "object", "properties": {"question_chars": integer, "history_turns": integer, "history_chars": integer}}}},
-        "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {"total": integer, "corpora": counts, "papers": {
+        "PaperList": {"type": "object", "required": ["papers", "total"], "properties": {
+            "total": integer, "corpora": counts, "next_cursor": nullable_string, "papers": {
             "type": "array", "items": {"type": "object", "required": ["id", "label"], "properties": {
                 "id": string, "label": string, "title": string, "year": {"type": "integer", "nullable": True},
                 "venue": string, "corpus": string, "snippet": string}}}}},
