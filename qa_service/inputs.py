@@ -8,7 +8,7 @@ import re
 from typing import Any, Sequence
 
 from .config import Settings
-from .errors import BadRequest, PayloadTooLarge
+from .errors import BadRequest, ConfigError, PayloadTooLarge
 from .questions import clean_question
 from .records import ChatRequest, Turn
 
@@ -95,13 +95,15 @@ def paper_filter(query: str, settings: Settings) -> str:
 # -- /v1/chat/completions -----------------------------------------------------------------
 
 MODEL_ID = "qa-service"
+#: How the /v1 text answer lists its sources (the request's `references`, default the setting of that name).
+REFERENCE_STYLES = ("full", "labels", "none")
 CHAT_ROLES = ("system", "developer", "user", "assistant")
 _SAMPLING = "answers are written at temperature 0, so that they can be checked against the sources"
 
 # Every OpenAI option the facade reads, as the JSON schema the OpenAPI document shows and
 # chat_request() enforces (one table, so the two cannot drift); null is "not given".
 CHAT_OPTIONS: dict[str, dict] = {
-    "model": {"type": "string", "enum": [MODEL_ID]},
+    "model": {"type": "string", "example": MODEL_ID},
     "stream": {"type": "boolean", "nullable": True},
     "stream_options": {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
         "include_usage": {"type": "boolean"}, "include_obfuscation": {"type": "boolean"}}},
@@ -109,14 +111,30 @@ CHAT_OPTIONS: dict[str, dict] = {
     "max_completion_tokens": {"type": "integer", "minimum": 1, "nullable": True},
     "n": {"type": "integer", "minimum": 1, "maximum": 1, "nullable": True},
     "response_format": {"type": "object", "nullable": True, "required": ["type"], "additionalProperties": False, "properties": {
-        "type": {"type": "string", "enum": ["text", "json_object"]}}},
+        "type": {"type": "string", "enum": ["text", "json_object", "json_schema"]},
+        "json_schema": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "description": {"type": "string", "nullable": True},
+            "schema": {"type": "object", "additionalProperties": True}, "strict": {"type": "boolean", "nullable": True}}}}},
     "temperature": {"type": "number", "minimum": 0, "maximum": 2, "nullable": True},
     "top_p": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True},
     "presence_penalty": {"type": "number", "minimum": -2, "maximum": 2, "nullable": True},
     "frequency_penalty": {"type": "number", "minimum": -2, "maximum": 2, "nullable": True},
     "seed": {"type": "integer", "nullable": True},
-    "logprobs": {"type": "boolean", "nullable": True, "enum": [False, None]},
-    "tool_choice": {"type": "string", "nullable": True, "enum": ["none", None]},
+    "logprobs": {"type": "boolean", "nullable": True, "description": "false or null: there are no log probabilities (true is a 400)"},
+    "tools": {"type": "array", "nullable": True, "maxItems": 1, "items": {
+        "type": "object", "required": ["type", "function"], "properties": {
+            "type": {"type": "string", "enum": ["function"]},
+            "function": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"}, "description": {"type": "string", "nullable": True},
+                "parameters": {"type": "object", "additionalProperties": True}, "strict": {"type": "boolean", "nullable": True}}}}}},
+    "tool_choice": {"nullable": True, "oneOf": [
+        {"type": "string", "enum": ["none", "auto", "required"]},
+        {"type": "object", "required": ["type", "function"], "properties": {
+            "type": {"type": "string", "enum": ["function"]},
+            "function": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}}]},
+    "references": {"type": "string", "nullable": True, "enum": list(REFERENCE_STYLES),
+                   "description": "How the text answer ends: full (per source its label, year, venue, URL and quoted sentences), "
+                                  "labels ([n] label (paper id)) or none; default: the setting `references`"},
     "parallel_tool_calls": {"type": "boolean", "nullable": True},
     "modalities": {"type": "array", "nullable": True, "items": {"type": "string", "enum": ["text"]}},
     "user": {"type": "string", "nullable": True},
@@ -149,21 +167,22 @@ def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
     """CHAT_OPTIONS for this server: the model ids it has (one per corpus), and `metadata` as filters
     (OpenAI's metadata values are strings, so a year is "2026")."""
     text = filter_text_schema(settings)
+    year = {"type": "string", "pattern": YEAR_PATTERN, "description": 'a year from 1 to 9999, such as "2026"'}
     metadata = {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
-        "year": {"type": "string", "pattern": YEAR_PATTERN, "description": 'a year from 1 to 9999, such as "2026"'}, "venue": text, "author": text, "keyword": text}}
-    return {**CHAT_OPTIONS, "model": {"type": "string", "enum": list(models)}, "metadata": metadata}
+        "year": year, "year_from": year, "year_to": year, "venue": text, "author": text, "keyword": text}}
+    model = {"type": "string", "example": models[0] if models else MODEL_ID,  # not an enum: a new corpus needs no new client
+             "description": f"{MODEL_ID} (every corpus) or {MODEL_ID}{MODEL_SEPARATOR}<corpus>; here: {', '.join(models)} (GET /v1/models)"}
+    return {**CHAT_OPTIONS, "model": model, "metadata": metadata}
 # Why a value outside the schema is refused, where the schema alone does not say it.
 _WHY = {
     "n": "one choice is returned: the answer is deterministic, so more choices would be copies",
-    "response_format": "json_schema is not supported: the service answers with its own object, which {'type': 'json_object'} returns as JSON",
-    "logprobs": "log probabilities are not available",
-    "tool_choice": "tool calling is not supported",
+    "tools": "one function tool is read, whose parameters ask for fields of the answer (how structured output asks)",
+    "tool_choice": "the one tool is called with the answer's fields, or none",
     "modalities": "only text is written",
 }
 # Options refused whenever they are present, with the reason.
 REFUSED_OPTIONS = {
     "stop": "an answer cut at a stop sequence could not be checked against its sources (max_tokens cuts it)",
-    "tools": "the service answers from its abstracts, with no tool calls",
     "functions": "the service answers from its abstracts, with no function calls",
     "function_call": "the service answers from its abstracts, with no function calls",
     "top_logprobs": "there are no log probabilities to return",
@@ -191,6 +210,12 @@ def violation(value: Any, schema: dict, name: str) -> str | None:
     JSON Schema those use (type, nullable, enum, minimum, maximum, properties, required, items)."""
     if value is None:
         return None if schema.get("nullable") else f"'{name}' must not be null"
+    if "oneOf" in schema:  # the alternative of the value's own type says what is wrong with it
+        problems = [violation(value, alternative, name) for alternative in schema["oneOf"]]
+        if None in problems:
+            return None
+        fitting = [p for alt, p in zip(schema["oneOf"], problems) if _is(value, alt["type"])]
+        return (fitting or problems)[0]
     kind = schema["type"]
     if not _is(value, kind):
         return f"'{name}' must be {_TYPES[kind]}"
@@ -207,6 +232,8 @@ def violation(value: Any, schema: dict, name: str) -> str | None:
         return f"'{name}' must be at least {schema['minimum']}"
     if "maximum" in schema and value > schema["maximum"]:
         return f"'{name}' must be at most {schema['maximum']}"
+    if kind == "array" and len(value) > schema.get("maxItems", len(value)):
+        return f"'{name}' holds more than {schema['maxItems']}"
     if kind == "array":
         return next(filter(None, (violation(item, schema["items"], f"{name}[{i}]") for i, item in enumerate(value))), None)
     if kind == "object" and "properties" in schema:
@@ -236,18 +263,46 @@ def chat_request(body: dict, settings: Settings, models: Sequence[str] = (MODEL_
     for name, schema in options.items():
         if name in body and (problem := violation(body[name], schema, name)):
             raise BadRequest(problem + (f" ({_WHY[name]})" if name in _WHY else ""), param=name)
+    if body.get("logprobs") is True:
+        raise BadRequest("'logprobs' must be false or null (log probabilities are not available)", param="logprobs")
     question, history, instructions = chat_messages(body.get("messages"), settings)
     given = {name: body[name] for name in CHAT_OPTIONS if body.get(name) is not None}
     caps = [given[name] for name in ("max_tokens", "max_completion_tokens") if name in given]
+    output = given.get("response_format", {})
+    if output.get("type") == "json_schema" and "schema" not in output.get("json_schema", {}):
+        raise BadRequest("'response_format' of type json_schema needs 'json_schema': {\"name\": ..., \"schema\": {...}}",
+                         param="response_format.json_schema")
     return ChatRequest(
         question, history, instructions,
         stream=bool(given.get("stream")),
         include_usage=bool(given.get("stream_options", {}).get("include_usage")),
         max_tokens=min(caps) if caps else None,
-        json_object=given.get("response_format", {}).get("type") == "json_object",
+        json_object=output.get("type") == "json_object",
         notes=tuple(_sampling_notes(given)),
         corpus=model.partition(MODEL_SEPARATOR)[2] if isinstance(model, str) else "",
+        references=given.get("references") or _default_references(settings),
+        schema=output.get("json_schema", {}).get("schema", {}) if output.get("type") == "json_schema" else None,
+        tool=_tool_asked(given),
     )
+
+
+def _default_references(settings: Settings) -> str:
+    if settings.references not in REFERENCE_STYLES:
+        raise ConfigError(f"the setting references (QA_REFERENCES) is {settings.references!r}: it must be one of "
+                          f"{', '.join(REFERENCE_STYLES)}")
+    return settings.references
+
+
+def _tool_asked(given: dict) -> dict | None:
+    """The one function tool to call with the answer ({name, parameters}), or None (no tools, or tool_choice none)."""
+    tools, choice = given.get("tools") or [], given.get("tool_choice", "auto")
+    if not tools or choice == "none":
+        return None
+    function = tools[0]["function"]
+    if isinstance(choice, dict) and choice["function"]["name"] != function["name"]:
+        raise BadRequest(f"'tool_choice' names the tool {choice['function']['name']!r}, but the one tool given is "
+                         f"{function['name']!r}", param="tool_choice")
+    return {"name": function["name"], "parameters": function.get("parameters") or {"type": "object", "properties": {}}}
 
 
 def _sampling_notes(given: dict) -> list[str]:
