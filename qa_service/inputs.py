@@ -158,9 +158,14 @@ def filters_schema(settings: Settings) -> dict:
         return {"oneOf": [item, {"type": "array", "minItems": 1, "maxItems": settings.max_filter_values, "items": item}]}
     year = {"type": "integer", "minimum": 1, "maximum": 9999}
     text = filter_text_schema(settings)
+    years = one_or_list(year)
+    years["oneOf"].append({"type": "object", "additionalProperties": False, "minProperties": 1,
+                           "description": "a range, both ends included; from must not be after to",
+                           "properties": {"from": year, "to": year}})
     return {"type": "object", "nullable": True, "additionalProperties": False,
-            "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list.",
-            "properties": {"year": one_or_list(year), "venue": one_or_list(text), "author": one_or_list(text), "keyword": one_or_list(text)}}
+            "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list. "
+                           "A venue matches word by word at either end: 'ICLR 2025' is also 'ICLR 2025 Poster' and 'Submitted to ICLR 2025'.",
+            "properties": {"year": years, "venue": one_or_list(text), "author": one_or_list(text), "keyword": one_or_list(text)}}
 
 
 def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
