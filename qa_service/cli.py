@@ -162,7 +162,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str |
     default: the seed abstracts shipped with the package."""
     settings = settings_from(ctx)
     name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
-    papers = load_corpus(paths or [settings.seeds_path])  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path], notice=say_waiting)  # everything is validated before any write
     corpora = Corpora(settings)
     with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
         corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
@@ -192,6 +192,7 @@ def run_ingest(index: Index, papers: list, sync: bool) -> Any:
 
 
 def say_waiting(message: str) -> None:
+    """A one-line notice on stderr: waiting for the writer lock, a file skipped."""
     click.echo(message, err=True)
 
 
@@ -207,7 +208,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], repair: bool, chosen: tupl
     With --repair, damaged papers are re-embedded from their stored records; papers missing from the
     store (or with a damaged record) are taken from PATHS when given."""
     settings = settings_from(ctx)
-    corpus = load_corpus(paths) if paths else []  # validated before anything is written
+    corpus = load_corpus(paths, notice=say_waiting) if paths else []  # validated before anything is written
     names = [name if name == settings.collection else corpus_name(name, "--corpus") for name in chosen] or None
     registry = Corpora(settings)
     with registry.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
