@@ -11,6 +11,7 @@ from typing import Optional
 import jsonschema
 import openai
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 from langchain_openai import ChatOpenAI
 from openai.lib._pydantic import to_strict_json_schema
 from pydantic import BaseModel
@@ -127,3 +128,20 @@ def test_tool_choice_none_answers_in_text_and_another_tool_name_is_refused(serve
     with pytest.raises(openai.BadRequestError, match="names the tool 'Other'"):
         client.chat.completions.create(model="qa-service", messages=messages, tools=[tool],
                                        tool_choice={"type": "function", "function": {"name": "Other"}})
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
+                        ["type", "properties", "items", "enum", "anyOf", "oneOf", "allOf", "$ref", "nullable", "answer", "citations",
+                         "quote", "$defs", "string", "object", "array", "null"]), inner, max_size=4), max_leaves=20)
+
+
+@given(JSON)
+@hsettings(max_examples=300, deadline=None, database=None)
+def test_any_json_schema_is_filled_or_refused_with_a_400_never_a_crash(schema):
+    answer = Answer("x [1].", citations=[Citation(1, "p", "L", "q", 0, 1, 1.0, True, 0)])
+    try:
+        structured.check(schema, "x")
+    except BadRequest:
+        return
+    structured.fill(schema, structured.answer_values(answer, {}), schema)

@@ -71,11 +71,13 @@ def resolve(schema: Any, root: dict) -> tuple[dict, bool]:
             seen.add(ref)
             schema = {**_pointer(root, ref), **rest}
             continue
-        union = schema.get("anyOf") or schema.get("oneOf") or (schema.get("allOf") if len(schema.get("allOf") or []) == 1 else None)
+        every = schema.get("allOf")
+        union = schema.get("anyOf") or schema.get("oneOf") or (every if isinstance(every, list) and len(every) == 1 else None)
         if isinstance(union, list):
             options = [o for o in union if not (isinstance(o, dict) and o.get("type") == "null")]
             nullable |= len(options) < len(union)
-            schema = {**rest, **options[0]} if len(options) == 1 else {**rest, "type": "choice"}
+            one = len(options) == 1 and isinstance(options[0], dict)
+            schema = {**rest, **options[0]} if one else {**rest, "type": "choice"}
             continue
         kind = schema.get("type")
         if isinstance(kind, list):
@@ -101,7 +103,8 @@ def problems(schema: Any, have: Have, root: dict, path: str) -> list[str]:
         return [f"{where} (asked as {kind or 'an enum'}, the service has {have.kind})"]
     if have.nullable and not nullable and (have.kind != "string" or "enum" in schema):
         return [f"{where} (not known for every answer: allow null)"]
-    if "enum" in schema and not (have.values and set(have.values) <= set(schema["enum"])):
+    allowed = schema.get("enum")
+    if allowed is not None and not (have.values and isinstance(allowed, list) and all(v in allowed for v in have.values)):
         return [f"{where} (its enum does not hold every value the service gives)"]
     bound = [key for key in UNPROMISED if key in schema]
     if bound:
