@@ -160,7 +160,7 @@ def filters_schema(settings: Settings) -> dict:
     text = filter_text_schema(settings)
     years = one_or_list(year)
     years["oneOf"].append({"type": "object", "additionalProperties": False, "minProperties": 1,
-                           "description": "a range, both ends included; from must not be after to",
+                           "description": "a range, both ends included (one that runs backwards holds no year)",
                            "properties": {"from": year, "to": year}})
     return {"type": "object", "nullable": True, "additionalProperties": False,
             "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list. "

@@ -2,7 +2,8 @@
 
 A filter is an AND over fields and an OR over each field's values: `{"year": [2025, 2026],
 "author": "Ada Marchetti"}` is a paper from 2025 or 2026 with Ada Marchetti among its authors;
-`{"year": {"from": 2024, "to": 2026}}` is a range (either end may be left out). A venue matches
+`{"year": {"from": 2024, "to": 2026}}` is a range (either end may be left out; one that runs
+backwards holds no year, and the answer says that no paper matches). A venue matches
 word by word at either end, as OpenReview writes venues: "ICLR 2025" is "ICLR 2025", "ICLR 2025
 Poster", "ICLR 2025 Oral" and "Submitted to ICLR 2025", not "ICLR 2024".
 Text matches ignore case, accents and extra spaces (`normalize`), so every paper record
@@ -174,14 +175,7 @@ def _year_range(value: dict, where: str) -> dict[str, int]:
     if unknown or not value:
         raise BadRequest(f"'{where}' as a range is {{\"from\": year, \"to\": year}} (either may be left out)"
                          + (f": '{unknown[0]}' is not one of them" if unknown else ""), param=where)
-    ends = {f"year_{end}": _year(value[end], f"{where}.{end}") for end in ("from", "to") if value.get(end) is not None}
-    return _ordered(ends, where)
-
-
-def _ordered(ends: dict[str, int], where: str) -> dict[str, int]:
-    if "year_from" in ends and "year_to" in ends and ends["year_from"] > ends["year_to"]:
-        raise BadRequest(f"'{where}' runs backwards: from {ends['year_from']} to {ends['year_to']}", param=where)
-    return ends
+    return {f"year_{end}": _year(value[end], f"{where}.{end}") for end in ("from", "to") if value.get(end) is not None}
 
 
 def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> MetadataFilter:
@@ -198,7 +192,7 @@ def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> Me
         if name in converted and not isinstance(converted[name], str):
             raise BadRequest(f"'{what}.{name}' must be a string", param=f"{what}.{name}")
     found = parse_filters(converted, settings, what)
-    return replace(found, **_ordered(years, what)) if years else found
+    return replace(found, **years) if years else found
 
 
 def _year_text(value: Any, where: str) -> int:
@@ -216,7 +210,7 @@ def filters_from_options(settings: Settings, year_from: int | None = None, year_
     found = MetadataFilter(**{name: _values(name, list(values), settings, f"--{name}") for name, values in options.items() if values})
     ends = {name: _year(value, f"--{name.replace('_', '-')}") for name, value in (("year_from", year_from), ("year_to", year_to))
             if value is not None}
-    return replace(found, **_ordered(ends, "--year-from/--year-to")) if ends else found
+    return replace(found, **ends) if ends else found
 
 
 def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataFilter:
@@ -233,7 +227,7 @@ def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataF
         given[name] = values
     found = MetadataFilter(**{name: _values(name, values, settings, name) for name, values in given.items()})
     ends = {name: _year_text(args[name], name) for name in RANGE if name in args}
-    return replace(found, **_ordered(ends, "year_from/year_to")) if ends else found
+    return replace(found, **ends) if ends else found
 
 
 def _values(name: str, value: Any, settings: Settings, where: str) -> tuple:

@@ -136,7 +136,9 @@ def _question_paths(settings: Settings, security: dict, api: dict, answers: bool
     ask_body = {"type": "object", "required": ["question"], "properties": {"question": question, "k": k, "history": history, **scope}}
     body_errors = _errors(400, 404, 408, 413, 415)  # 408: the body stalled past client_timeout; 404: an unknown corpus
     answer_errors = {**api, **_errors(*([429] if answers else [])), **body_errors, **_errors(502, 504)}
-    events = {"type": "string", "description": "event: sources|delta|final|error lines, each with a data: line of JSON"}  # a stream is text
+    # Each event: `event: sources|delta|final|error` and a `data:` line of JSON. No type: schemathesis reads the
+    # stream as {event, data} objects, openapi-python-client as text, and both must take it.
+    events = {"description": "server-sent events, each {event, data} with data a JSON text"}
     return {
         "/api/search": {"post": {"operationId": "search", "summary": "The papers most relevant to a question", **security,
             "requestBody": _body({"type": "object", "required": ["question"], "properties": {"question": question, "k": k, **scope}}),
@@ -168,7 +170,7 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
             **security, "requestBody": _body(chat_body_schema(settings, model_ids(corpora))), "responses": {
                 "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
-                                    "text/event-stream": {"schema": {"type": "string", "description": "data: lines of chunks"}}}},
+                                    "text/event-stream": {"schema": {"description": "server-sent events: data lines of chunks"}}}},
                 **common, **_errors(*([429] if answers else []), 400, 408, 413, 415, 502, 503, 504, shape=OPENAI_ERROR)}}},
     }
 
