@@ -2,7 +2,7 @@
 
 The last user message is the question, earlier user/assistant turns are the history, system and
 developer messages are the caller's own instructions. Every option is honoured or refused with a
-400 (`inputs.chat_request`). The reply's content is the answer with [n] markers and its references
+400 (`chat_inputs.chat_request`). The reply's content is the answer with [n] markers and its references
 (references.py: per source its label, venue, year, URL and quoted sentences), since text clients keep only
 the content; a `citations` field carries the same data. A JSON schema (response_format, or one tool) gets
 exactly that shape (structured.py); a chat client's own task (a title) is not asked of the papers (tasks.py).
@@ -19,7 +19,7 @@ from flask import Blueprint, Response, jsonify
 
 from ..errors import NotFound, QAError
 from ..store.filters import parse_metadata
-from ..inputs import MODEL_ID, MODEL_SEPARATOR, chat_request
+from ..chat_inputs import MODEL_ID, MODEL_SEPARATOR, chat_request
 from ..records import Answer, ChatRequest, Delta, Final, Paper, StreamEvent
 from ..store.corpora import Scope
 from . import structured

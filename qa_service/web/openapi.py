@@ -7,7 +7,8 @@ from typing import Any
 from ..config import Settings
 from ..store.corpora import NAME_PATTERN
 from ..store.filters import FIELDS, RANGE
-from ..inputs import MODEL_ID, MODEL_SEPARATOR, VISIBLE_PATTERN, chat_options, filter_text_schema, filters_schema
+from ..chat_inputs import MODEL_ID, MODEL_SEPARATOR, chat_body_schema
+from ..inputs import VISIBLE_PATTERN, filter_text_schema, filters_schema
 from ..records import Answer, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
 
 _TEXT = ("venue", "author", "keyword")  # the filter fields whose values are strings
@@ -178,28 +179,6 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
 def model_ids(corpora: list[str]) -> list[str]:
     """qa-service (every corpus), and qa-service:<corpus> for each."""
     return [MODEL_ID, *(f"{MODEL_ID}{MODEL_SEPARATOR}{name}" for name in corpora)]
-
-
-def chat_body_schema(settings: Settings, models: list[str] | None = None) -> dict:
-    """The /v1/chat/completions body as inputs.chat_request checks it: options from CHAT_OPTIONS, messages by role.
-    Which message is last cannot be said in JSON Schema: the last one must be the user's question."""
-    text = {"type": "string", "maxLength": settings.max_history_chars}
-    visible = {**text, "pattern": VISIBLE_PATTERN}
-    parts = lambda part_text: {"type": "array", "minItems": 1, "items": {  # noqa: E731 - one shape, two texts
-        "type": "object", "required": ["type", "text"], "properties": {"type": {"type": "string", "enum": ["text"]}, "text": part_text}}}
-    def message(roles: list[str], content: dict) -> dict:
-        return {"type": "object", "required": ["role", "content"], "properties": {
-            "role": {"type": "string", "enum": roles}, "content": content, "name": {"type": "string"}}}
-    messages = {"type": "array", "minItems": 1, "maxItems": settings.max_history_turns + 1,
-                "description": "The last message is the question (a user message); earlier user and assistant messages are "
-                               "the history; system and developer messages are the caller's instructions.",
-                "items": {"oneOf": [
-                    message(["user"], {"oneOf": [visible, parts(visible)]}),
-                    message(["assistant"], {"oneOf": [{**text, "nullable": True}, parts(text)]}),
-                    message(["system", "developer"], {"oneOf": [text, parts(text)]}),
-                ]}}
-    return {"type": "object", "required": ["messages"], "additionalProperties": False,
-            "properties": {"messages": messages, **chat_options(settings, models or [MODEL_ID])}}
 
 
 def _schemas() -> dict:
