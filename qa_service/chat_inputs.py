@@ -11,7 +11,7 @@ import re
 from typing import Any, Sequence
 
 from .config import Settings
-from .errors import BadRequest, ConfigError, PayloadTooLarge
+from .errors import BadRequest, ConfigError, NotFound, PayloadTooLarge
 from .inputs import VISIBLE_PATTERN, YEAR_PATTERN, filter_text_schema, has_visible, question_text, unicode_text
 from .records import ChatRequest, Turn
 
@@ -25,7 +25,7 @@ _SAMPLING = "answers are written at temperature 0, so that they can be checked a
 # Every OpenAI option the facade reads, as the JSON schema the OpenAPI document shows and
 # chat_request() enforces (one table, so the two cannot drift); null is "not given".
 CHAT_OPTIONS: dict[str, dict] = {
-    "model": {"type": "string", "example": MODEL_ID},
+    "model": {"type": "string"},
     "stream": {"type": "boolean", "nullable": True},
     "stream_options": {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
         "include_usage": {"type": "boolean"}, "include_obfuscation": {"type": "boolean"}}},
@@ -71,7 +71,7 @@ def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
     year = {"type": "string", "pattern": YEAR_PATTERN, "description": 'a year from 1 to 9999, such as "2026"'}
     metadata = {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
         "year": year, "year_from": year, "year_to": year, "venue": text, "author": text, "keyword": text}}
-    model = {"type": "string", "example": models[0] if models else MODEL_ID,  # not an enum: a new corpus needs no new client
+    model = {"type": "string",  # not an enum: a new corpus needs no new client
              "description": f"{MODEL_ID} (every corpus) or {MODEL_ID}{MODEL_SEPARATOR}<corpus>; here: {', '.join(models)} (GET /v1/models)"}
     return {**CHAT_OPTIONS, "model": model, "metadata": metadata}
 # Why a value outside the schema is refused, where the schema alone does not say it.
@@ -159,8 +159,8 @@ def chat_request(body: dict, settings: Settings, models: Sequence[str] = (MODEL_
             raise BadRequest(f"Unrecognized request argument supplied: {name}", code="unknown_parameter", param=name)
     model = body.get("model", MODEL_ID)
     if isinstance(model, str) and model not in models:
-        raise BadRequest(f"the model {model!r} does not exist here: the models are {', '.join(map(repr, models))} (see GET /v1/models)",
-                         code="model_not_found", param="model")
+        raise NotFound(f"the model {model!r} does not exist here: the models are {', '.join(map(repr, models))} (see GET /v1/models)",
+                       code="model_not_found", param="model")  # 404, as OpenAI answers an unknown model
     for name, schema in options.items():
         if name in body and (problem := violation(body[name], schema, name)):
             raise BadRequest(problem + (f" ({_WHY[name]})" if name in _WHY else ""), param=name)

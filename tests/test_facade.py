@@ -114,7 +114,7 @@ QUESTION = [{"role": "user", "content": "What is RouterArena?"}]
 
 
 def test_a_model_that_is_not_ours_is_refused_and_ours_can_be_retrieved(client):
-    with pytest.raises(openai.BadRequestError) as refused:
+    with pytest.raises(openai.NotFoundError) as refused:  # 404, as OpenAI answers it
         client.chat.completions.create(model="gpt-4o", messages=QUESTION)
     assert refused.value.code == "model_not_found" and refused.value.param == "model" and "'qa-service'" in refused.value.message
     assert client.models.retrieve("qa-service").id == "qa-service"

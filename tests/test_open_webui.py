@@ -81,4 +81,4 @@ def test_other_client_tasks_are_a_clear_400(server, task, key):
 
 def test_a_task_with_a_bad_option_is_still_refused_for_the_option(server):
     response = post(server, {"model": "gpt-4o", "messages": [{"role": "user", "content": TITLE_TASK}]})
-    assert response.status_code == 400 and response.json()["error"]["code"] == "model_not_found"
+    assert response.status_code == 404 and response.json()["error"]["code"] == "model_not_found"

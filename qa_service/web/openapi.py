@@ -172,7 +172,7 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
                 "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
                                     "text/event-stream": {"schema": {"description": "server-sent events: data lines of chunks"}}}},
-                **common, **_errors(*([429] if answers else []), 400, 408, 413, 415, 502, 503, 504, shape=OPENAI_ERROR)}}},
+                **common, **_errors(*([429] if answers else []), 400, 404, 408, 413, 415, 502, 503, 504, shape=OPENAI_ERROR)}}},
     }
 
 
