@@ -34,7 +34,7 @@ CHAT_OPTIONS: dict[str, dict] = {
     "n": {"type": "integer", "minimum": 1, "maximum": 1, "nullable": True},
     "response_format": {"type": "object", "nullable": True, "required": ["type"], "additionalProperties": False, "properties": {
         "type": {"type": "string", "enum": ["text", "json_object", "json_schema"]},
-        "json_schema": {"type": "object", "required": ["name"], "properties": {
+        "json_schema": {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
             "name": {"type": "string"}, "description": {"type": "string", "nullable": True},
             "schema": {"type": "object", "additionalProperties": True}, "strict": {"type": "boolean", "nullable": True}}}}},
     "temperature": {"type": "number", "minimum": 0, "maximum": 2, "nullable": True},
@@ -44,16 +44,17 @@ CHAT_OPTIONS: dict[str, dict] = {
     "seed": {"type": "integer", "nullable": True},
     "logprobs": {"type": "boolean", "nullable": True, "description": "false or null: there are no log probabilities (true is a 400)"},
     "tools": {"type": "array", "nullable": True, "maxItems": 1, "items": {
-        "type": "object", "required": ["type", "function"], "properties": {
+        "type": "object", "required": ["type", "function"], "additionalProperties": False, "properties": {
             "type": {"type": "string", "enum": ["function"]},
-            "function": {"type": "object", "required": ["name"], "properties": {
+            "function": {"type": "object", "required": ["name"], "additionalProperties": False, "properties": {
                 "name": {"type": "string"}, "description": {"type": "string", "nullable": True},
                 "parameters": {"type": "object", "additionalProperties": True}, "strict": {"type": "boolean", "nullable": True}}}}}},
     "tool_choice": {"nullable": True, "oneOf": [
         {"type": "string", "enum": ["none", "auto", "required"]},
-        {"type": "object", "required": ["type", "function"], "properties": {
+        {"type": "object", "required": ["type", "function"], "additionalProperties": False, "properties": {
             "type": {"type": "string", "enum": ["function"]},
-            "function": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}}}]},
+            "function": {"type": "object", "required": ["name"], "additionalProperties": False,
+                         "properties": {"name": {"type": "string"}}}}}]},
     "references": {"type": "string", "nullable": True, "enum": list(REFERENCE_STYLES),
                    "description": "How the text answer ends: full (per source its label, year, venue, URL and quoted sentences), "
                                   "labels ([n] label (paper id)) or none; default: the setting `references`"},
