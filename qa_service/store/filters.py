@@ -192,7 +192,14 @@ def parse_metadata(value: Any, settings: Settings, what: str = "metadata") -> Me
         if name in converted and not isinstance(converted[name], str):
             raise BadRequest(f"'{what}.{name}' must be a string", param=f"{what}.{name}")
     found = parse_filters(converted, settings, what)
-    return replace(found, **years) if years else found
+    return with_range(found, years)
+
+
+def with_range(found: MetadataFilter, ends: Mapping[str, int]) -> MetadataFilter:
+    """The filter with the year range's ends that were given (year_from, year_to)."""
+    if not ends:
+        return found
+    return replace(found, year_from=ends.get("year_from", found.year_from), year_to=ends.get("year_to", found.year_to))
 
 
 def _year_text(value: Any, where: str) -> int:
@@ -207,10 +214,11 @@ def _year_text(value: Any, where: str) -> int:
 def filters_from_options(settings: Settings, year_from: int | None = None, year_to: int | None = None,
                          **options: Iterable[Any]) -> MetadataFilter:
     """The command line's repeated --year/--venue/--author/--keyword options and --year-from/--year-to; an error names the option."""
-    found = MetadataFilter(**{name: _values(name, list(values), settings, f"--{name}") for name, values in options.items() if values})
+    chosen: dict[str, Any] = {name: _values(name, list(values), settings, f"--{name}") for name, values in options.items() if values}
+    found = MetadataFilter(**chosen)
     ends = {name: _year(value, f"--{name.replace('_', '-')}") for name, value in (("year_from", year_from), ("year_to", year_to))
             if value is not None}
-    return replace(found, **ends) if ends else found
+    return with_range(found, ends)
 
 
 def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataFilter:
@@ -225,9 +233,10 @@ def filters_from_query(args: Mapping[str, Any], settings: Settings) -> MetadataF
                 raise BadRequest("'year' must be a year from 1 to 9999, such as 2026", param="year")
             values = [int(v) for v in values]
         given[name] = values
-    found = MetadataFilter(**{name: _values(name, values, settings, name) for name, values in given.items()})
+    checked: dict[str, Any] = {name: _values(name, values, settings, name) for name, values in given.items()}
+    found = MetadataFilter(**checked)
     ends = {name: _year_text(args[name], name) for name in RANGE if name in args}
-    return replace(found, **ends) if ends else found
+    return with_range(found, ends)
 
 
 def _values(name: str, value: Any, settings: Settings, where: str) -> tuple:

@@ -162,13 +162,14 @@ def chat_completions() -> Any:
         return reply.plain(tasks.task_reply(task))
     scope = services().corpora.scope([chat.corpus] if chat.corpus else None, only)
     answerer = services().answerer
-    arguments = dict(max_tokens=chat.max_tokens, instructions=chat.instructions, scope=scope)
     if not chat.stream:
-        answer = answerer.ask(chat.question, None, chat.history, **arguments)
+        answer = answerer.ask(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions,
+                              scope=scope)
         observe(answer)
         return reply.complete(answer, content_of(answer, chat, scope))
     return stream_holding_store(event_stream(
-        answerer.stream(chat.question, None, chat.history, **arguments),
+        answerer.stream(chat.question, None, chat.history, max_tokens=chat.max_tokens, instructions=chat.instructions,
+                        scope=scope),
         write=lambda event: reply.write(event, scope), fail=reply.fail, on_final=observe,
         prefix=reply.chunk({"role": "assistant", "content": ""}), done="data: [DONE]\n\n",
     ))
@@ -217,7 +218,7 @@ class Reply:
         answer = event.answer
         content = content_of(answer, self.chat, scope)
         tail = content if whole else content[len(answer.answer):]
-        delta = {"content": tail}
+        delta: dict[str, Any] = {"content": tail}
         if self.chat.tool:
             call = message_of(self.chat, content)["tool_calls"][0]
             delta = {"tool_calls": [{"index": 0, **call}]}
