@@ -257,3 +257,20 @@ def test_a_429_on_v1_is_in_openai_shape_and_only_it_carries_retry_after(seed_set
     assert limited.get_json()["error"]["code"] == "rate_limit_exceeded" and limited.get_json()["error"]["type"] == "requests"
     assert "QA_RATE_LIMIT" in limited.get_json()["error"]["message"]
     assert set(limited.get_json()["error"]) == {"message", "type", "param", "code"}
+
+
+def test_the_openai_sdk_reads_the_429_as_a_rate_limit_and_is_told_the_setting(seed_settings, seed_index):
+    """A 429 typed invalid_request_error was not OpenAI's rate-limit error; the message now names the budget's setting."""
+    app = create_app(seed_settings.replace(rate_limit="", answer_rate_limit="1 per minute"), index=seed_index)
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        sdk = openai.OpenAI(base_url=f"http://127.0.0.1:{httpd.server_port}/v1", api_key="unused", max_retries=0)
+        sdk.chat.completions.create(model="qa-service", messages=QUESTION)
+        with pytest.raises(openai.RateLimitError) as limited:  # the SDK retries these, after Retry-After, when max_retries allows
+            sdk.chat.completions.create(model="qa-service", messages=QUESTION)
+        assert limited.value.code == "rate_limit_exceeded" and limited.value.type == "requests"
+        assert "answer_rate_limit (QA_ANSWER_RATE_LIMIT" in limited.value.message
+        assert int(limited.value.response.headers["Retry-After"]) > 0
+    finally:
+        httpd.shutdown()
