@@ -90,7 +90,10 @@ def scope_options(func: Callable) -> Callable:
     options = [
         click.option("--corpus", "corpora", multiple=True, help="Read this corpus (repeat for several; default: every corpus)."),
         click.option("--year", "years", multiple=True, type=int, help="Only papers from this year (repeat for any of several)."),
-        click.option("--venue", "venues", multiple=True, help="Only papers from this venue (case and accents ignored; repeatable)."),
+        click.option("--year-from", "year_from", type=int, default=None, help="Only papers from this year or later."),
+        click.option("--year-to", "year_to", type=int, default=None, help="Only papers from this year or earlier."),
+        click.option("--venue", "venues", multiple=True, help="Only papers from this venue: 'ICLR 2025' is also 'ICLR 2025 Poster' and "
+                     "'Submitted to ICLR 2025' (case and accents ignored; repeatable)."),
         click.option("--author", "authors", multiple=True, help="Only papers with this author (the full name; repeatable)."),
         click.option("--keyword", "keywords", multiple=True, help="Only papers with this keyword (repeatable)."),
     ]
@@ -99,26 +102,32 @@ def scope_options(func: Callable) -> Callable:
     return func
 
 
-def chosen_scope(services: Services, corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> Scope:
+def chosen_scope(services: Services, corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple,
+                 year_from: int | None = None, year_to: int | None = None) -> Scope:
     """The scope the options name. A malformed value is a bad option (exit 2); a corpus that does not exist, an error (1)."""
     try:
         names = corpus_names(list(corpora) or None, "--corpus", services.settings.collection)
     except BadRequest as exc:
         raise click.BadParameter(exc.message) from None
-    return services.corpora.scope(names, checked_filters(services.settings, years, venues, authors, keywords))
+    return services.corpora.scope(names, checked_filters(services.settings, years, venues, authors, keywords, year_from, year_to))
 
 
-def checked_filters(settings: Settings, years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> MetadataFilter:
+def checked_filters(settings: Settings, years: tuple, venues: tuple, authors: tuple, keywords: tuple,
+                    year_from: int | None = None, year_to: int | None = None) -> MetadataFilter:
     """The metadata filters the options name, each checked as HTTP checks it; a bad one is a bad option (exit 2)."""
     try:
-        return filters_from_options(settings, year=years, venue=venues, author=authors, keyword=keywords)
+        return filters_from_options(settings, year_from, year_to, year=years, venue=venues, author=authors, keyword=keywords)
     except BadRequest as exc:
         raise click.BadParameter(exc.message) from None
 
 
-def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple) -> dict:
-    """The same options as a request body's corpus and filters (for --server)."""
-    given = {"year": list(years), "venue": list(venues), "author": list(authors), "keyword": list(keywords)}
+def filter_payload(corpora: tuple[str, ...], years: tuple, venues: tuple, authors: tuple, keywords: tuple,
+                   year_from: int | None = None, year_to: int | None = None) -> dict:
+    """The same options as a request body's corpus and filters (for --server): a year range as {"from", "to"}."""
+    ends = {end: year for end, year in (("from", year_from), ("to", year_to)) if year is not None}
+    if ends and years:
+        raise click.BadParameter("give --year, or --year-from/--year-to, not both, with --server")
+    given = {"year": ends or list(years), "venue": list(venues), "author": list(authors), "keyword": list(keywords)}
     payload: dict = {"filters": {k: v for k, v in given.items() if v}} if any(given.values()) else {}
     if corpora:
         payload["corpus"] = list(corpora)
@@ -175,7 +184,7 @@ def ingest(ctx: click.Context, paths: tuple[str, ...], sync: bool, corpus: str |
     default: the seed abstracts shipped with the package."""
     settings = store_settings(ctx, write=True)
     name = corpus_name(corpus, "--corpus") if corpus and corpus != settings.collection else settings.collection
-    papers = load_corpus(paths or [settings.seeds_path], settings)  # everything is validated before any write
+    papers = load_corpus(paths or [settings.seeds_path], settings, notice=say_waiting)  # everything is validated before any write
     corpora = Corpora(settings)
     with corpora.writer(on_wait=say_waiting):  # no other writer between the id check and the writes
         corpora.check_unique(papers, name)  # before the corpus is created: a refused ingest leaves no trace
@@ -205,6 +214,7 @@ def run_ingest(index: Index, papers: list, sync: bool) -> Any:
 
 
 def say_waiting(message: str) -> None:
+    """A one-line notice on stderr: waiting for the writer lock, a file skipped."""
     click.echo(message, err=True)
 
 
@@ -220,7 +230,7 @@ def check(ctx: click.Context, paths: tuple[str, ...], repair: bool, chosen: tupl
     With --repair, damaged papers are re-embedded from their stored records; papers missing from the
     store (or with a damaged record) are taken from PATHS when given."""
     settings = store_settings(ctx, write=True)
-    corpus = load_corpus(paths, settings) if paths else []  # validated before anything is written
+    corpus = load_corpus(paths, settings, notice=say_waiting) if paths else []  # validated before anything is written
     names = [name if name == settings.collection else corpus_name(name, "--corpus") for name in chosen] or None
     registry = Corpora(settings)
     with registry.writer(on_wait=say_waiting):  # no ingest changes the store while it is checked
@@ -311,7 +321,7 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **ch
 def ask(ctx: click.Context, question: str, k: int | None, as_json: bool, server: str | None, **chosen: Any) -> None:
     """Answer QUESTION from the abstracts, with numbered citations; exit 3 when the abstracts do not answer it."""
     if server:
-        checked_filters(settings_from(ctx), chosen["years"], chosen["venues"], chosen["authors"], chosen["keywords"])  # as locally
+        checked_filters(settings_from(ctx), *(chosen[k] for k in ("years", "venues", "authors", "keywords", "year_from", "year_to")))
         answer = QAClient(server).ask(question, k, **filter_payload(**chosen))
     else:
         services = Services(store_settings(ctx))

@@ -89,6 +89,7 @@ class Settings:
     model_queue_wait: float = _s(2.0, "Seconds a question waits for a free model slot before a 503 with Retry-After.")
     model_retries: int = _s(2, "Retries on 429/5xx/connection errors, with backoff, while model_deadline allows.")
     support_threshold: float = _s(0.5, "Score at which a cited source counts as supporting a sentence.")
+    references: str = _s("full", "How a /v1/chat/completions text answer ends, unless the request's `references` says: full (per cited source its label, title, year, venue, URL and the quoted sentences, which text clients such as llm and LangChain keep), labels ([n] label (paper id) only) or none.")
     api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")
     rate_limit: str = _s("300 per minute", "Per-client budget shared by all /api/* and /v1/* routes (flask-limiter syntax): the page needs a few requests a minute, a script may send 5 a second; empty turns it off.")
     answer_rate_limit: str = _s("30 per minute", "Per-client budget shared by /api/ask, /api/ask/stream and /v1/chat/completions, on top of rate_limit: each answer is a model call (tokens, or ~11 ms CPU offline) and a person asks a few a minute; empty turns it off.")

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from typing import Any, Sequence
+from typing import Any
 
 from .config import Settings
 from .errors import BadRequest, PayloadTooLarge
 from .questions import clean_question
-from .records import ChatRequest, Turn
+from .records import Turn
 
 # One character that shows: not a space, a control character or an invisible format mark (zero-width
 # space, bidi controls, BOM). One explicit class, no \s or \S: those mean different sets in Python
@@ -92,39 +90,8 @@ def paper_filter(query: str, settings: Settings) -> str:
     return query.strip().lower()
 
 
-# -- /v1/chat/completions -----------------------------------------------------------------
+# -- metadata filters as JSON Schema (filters.py parses them) --------------------------------
 
-MODEL_ID = "qa-service"
-CHAT_ROLES = ("system", "developer", "user", "assistant")
-_SAMPLING = "answers are written at temperature 0, so that they can be checked against the sources"
-
-# Every OpenAI option the facade reads, as the JSON schema the OpenAPI document shows and
-# chat_request() enforces (one table, so the two cannot drift); null is "not given".
-CHAT_OPTIONS: dict[str, dict] = {
-    "model": {"type": "string", "enum": [MODEL_ID]},
-    "stream": {"type": "boolean", "nullable": True},
-    "stream_options": {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
-        "include_usage": {"type": "boolean"}, "include_obfuscation": {"type": "boolean"}}},
-    "max_tokens": {"type": "integer", "minimum": 1, "nullable": True},
-    "max_completion_tokens": {"type": "integer", "minimum": 1, "nullable": True},
-    "n": {"type": "integer", "minimum": 1, "maximum": 1, "nullable": True},
-    "response_format": {"type": "object", "nullable": True, "required": ["type"], "additionalProperties": False, "properties": {
-        "type": {"type": "string", "enum": ["text", "json_object"]}}},
-    "temperature": {"type": "number", "minimum": 0, "maximum": 2, "nullable": True},
-    "top_p": {"type": "number", "minimum": 0, "maximum": 1, "nullable": True},
-    "presence_penalty": {"type": "number", "minimum": -2, "maximum": 2, "nullable": True},
-    "frequency_penalty": {"type": "number", "minimum": -2, "maximum": 2, "nullable": True},
-    "seed": {"type": "integer", "nullable": True},
-    "logprobs": {"type": "boolean", "nullable": True, "enum": [False, None]},
-    "tool_choice": {"type": "string", "nullable": True, "enum": ["none", None]},
-    "parallel_tool_calls": {"type": "boolean", "nullable": True},
-    "modalities": {"type": "array", "nullable": True, "items": {"type": "string", "enum": ["text"]}},
-    "user": {"type": "string", "nullable": True},
-    "store": {"type": "boolean", "nullable": True},
-    "metadata": {"type": "object", "nullable": True},  # the metadata filters: see chat_options
-    "service_tier": {"type": "string", "nullable": True},
-}
-MODEL_SEPARATOR = ":"  # qa-service:<corpus> asks one corpus
 #: A year written as text (/v1 metadata, query strings): 1 to 9999, leading zeros allowed; matched whole.
 YEAR_PATTERN = "^0*[1-9][0-9]{0,3}$"
 
@@ -140,171 +107,11 @@ def filters_schema(settings: Settings) -> dict:
         return {"oneOf": [item, {"type": "array", "minItems": 1, "maxItems": settings.max_filter_values, "items": item}]}
     year = {"type": "integer", "minimum": 1, "maximum": 9999}
     text = filter_text_schema(settings)
+    years = one_or_list(year)
+    years["oneOf"].append({"type": "object", "additionalProperties": False, "minProperties": 1,
+                           "description": "a range, both ends included (one that runs backwards holds no year)",
+                           "properties": {"from": year, "to": year}})
     return {"type": "object", "nullable": True, "additionalProperties": False,
-            "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list.",
-            "properties": {"year": one_or_list(year), "venue": one_or_list(text), "author": one_or_list(text), "keyword": one_or_list(text)}}
-
-
-def chat_options(settings: Settings, models: Sequence[str]) -> dict[str, dict]:
-    """CHAT_OPTIONS for this server: the model ids it has (one per corpus), and `metadata` as filters
-    (OpenAI's metadata values are strings, so a year is "2026")."""
-    text = filter_text_schema(settings)
-    metadata = {"type": "object", "nullable": True, "additionalProperties": False, "properties": {
-        "year": {"type": "string", "pattern": YEAR_PATTERN, "description": 'a year from 1 to 9999, such as "2026"'}, "venue": text, "author": text, "keyword": text}}
-    return {**CHAT_OPTIONS, "model": {"type": "string", "enum": list(models)}, "metadata": metadata}
-# Why a value outside the schema is refused, where the schema alone does not say it.
-_WHY = {
-    "n": "one choice is returned: the answer is deterministic, so more choices would be copies",
-    "response_format": "json_schema is not supported: the service answers with its own object, which {'type': 'json_object'} returns as JSON",
-    "logprobs": "log probabilities are not available",
-    "tool_choice": "tool calling is not supported",
-    "modalities": "only text is written",
-}
-# Options refused whenever they are present, with the reason.
-REFUSED_OPTIONS = {
-    "stop": "an answer cut at a stop sequence could not be checked against its sources (max_tokens cuts it)",
-    "tools": "the service answers from its abstracts, with no tool calls",
-    "functions": "the service answers from its abstracts, with no function calls",
-    "function_call": "the service answers from its abstracts, with no function calls",
-    "top_logprobs": "there are no log probabilities to return",
-    "logit_bias": "the answer is written from the sources; token biases do not apply",
-    "audio": "the service writes text only",
-    "prediction": "the answer is written from the sources; there is nothing to predict",
-    "web_search_options": "answers come from the corpus only",
-    "reasoning_effort": "the answering model is not a reasoning model",
-    "verbosity": "an answer is as long as its sources need (max_tokens caps it)",
-}
-_TYPES = {"string": "a string", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-          "object": "an object", "array": "a list"}
-
-
-def _is(value: Any, kind: str) -> bool:
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return isinstance(value, {"string": str, "boolean": bool, "object": dict, "array": list}[kind])
-
-
-def violation(value: Any, schema: dict, name: str) -> str | None:
-    """What is wrong with option `name` under its schema in CHAT_OPTIONS, or None: the small part of
-    JSON Schema those use (type, nullable, enum, minimum, maximum, properties, required, items)."""
-    if value is None:
-        return None if schema.get("nullable") else f"'{name}' must not be null"
-    kind = schema["type"]
-    if not _is(value, kind):
-        return f"'{name}' must be {_TYPES[kind]}"
-    allowed = [v for v in schema.get("enum", []) if v is not None]
-    if allowed and value not in allowed:
-        return f"'{name}' must be " + " or ".join(json.dumps(v) for v in allowed)
-    if kind == "string" and len(value) < schema.get("minLength", 0):
-        return f"'{name}' must not be empty"
-    if kind == "string" and len(value) > schema.get("maxLength", len(value)):
-        return f"'{name}' is longer than {schema['maxLength']} characters"
-    if kind == "string" and "pattern" in schema and not re.search(schema["pattern"], value):
-        return f"'{name}' must be {schema.get('description') or 'a text with a visible character'}"
-    if "minimum" in schema and value < schema["minimum"]:
-        return f"'{name}' must be at least {schema['minimum']}"
-    if "maximum" in schema and value > schema["maximum"]:
-        return f"'{name}' must be at most {schema['maximum']}"
-    if kind == "array":
-        return next(filter(None, (violation(item, schema["items"], f"{name}[{i}]") for i, item in enumerate(value))), None)
-    if kind == "object" and "properties" in schema:
-        missing = [key for key in schema.get("required", []) if key not in value]
-        if missing:
-            return f"'{name}' needs '{missing[0]}'"
-        known = (violation(value[key], item, f"{name}.{key}") for key, item in schema["properties"].items() if key in value)
-        extra = [f"'{name}' has no field '{key}'" for key in value if key not in schema["properties"]]
-        return next(filter(None, (*known, *extra)), None)
-    return None
-
-
-def chat_request(body: dict, settings: Settings, models: Sequence[str] = (MODEL_ID,)) -> ChatRequest:
-    """A /v1/chat/completions body: each option honoured, or refused here with the reason (400).
-
-    `models`: the ids this server has, qa-service (every corpus) and qa-service:<corpus> for each."""
-    options = chat_options(settings, models)
-    for name, value in body.items():
-        if name in REFUSED_OPTIONS:
-            raise BadRequest(f"'{name}' is not supported: {REFUSED_OPTIONS[name]}", code="unsupported_parameter", param=name)
-        if name != "messages" and name not in options:
-            raise BadRequest(f"Unrecognized request argument supplied: {name}", code="unknown_parameter", param=name)
-    model = body.get("model", MODEL_ID)
-    if isinstance(model, str) and model not in models:
-        raise BadRequest(f"the model {model!r} does not exist here: the models are {', '.join(map(repr, models))} (see GET /v1/models)",
-                         code="model_not_found", param="model")
-    for name, schema in options.items():
-        if name in body and (problem := violation(body[name], schema, name)):
-            raise BadRequest(problem + (f" ({_WHY[name]})" if name in _WHY else ""), param=name)
-    question, history, instructions = chat_messages(body.get("messages"), settings)
-    given = {name: body[name] for name in CHAT_OPTIONS if body.get(name) is not None}
-    caps = [given[name] for name in ("max_tokens", "max_completion_tokens") if name in given]
-    return ChatRequest(
-        question, history, instructions,
-        stream=bool(given.get("stream")),
-        include_usage=bool(given.get("stream_options", {}).get("include_usage")),
-        max_tokens=min(caps) if caps else None,
-        json_object=given.get("response_format", {}).get("type") == "json_object",
-        notes=tuple(_sampling_notes(given)),
-        corpus=model.partition(MODEL_SEPARATOR)[2] if isinstance(model, str) else "",
-    )
-
-
-def _sampling_notes(given: dict) -> list[str]:
-    """Sampling options that would change a sampled answer, said rather than silently dropped."""
-    neutral = {"temperature": 0, "top_p": 1, "presence_penalty": 0, "frequency_penalty": 0}
-    return [f"'{name}' was not applied: {_SAMPLING}" for name, value in neutral.items() if name in given and given[name] != value]
-
-
-def chat_messages(messages: Any, settings: Settings) -> tuple[str, list[Turn], str]:
-    """(question, history, instructions): the last message is the user's question, earlier user and
-    assistant messages the history, system and developer messages the caller's instructions."""
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("'messages' must be a non-empty list", param="messages")
-    if len(messages) > settings.max_history_turns + 1:
-        raise BadRequest(f"'messages' holds more than {settings.max_history_turns + 1} messages: the question and at most "
-                         f"{settings.max_history_turns} earlier ones", param="messages")
-    said = []
-    for i, message in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(message, dict) or message.get("role") not in CHAT_ROLES:
-            raise BadRequest(f"'{where}.role' must be system, developer, user or assistant (tool messages are not supported: "
-                             "there is no tool calling)", param=f"{where}.role")
-        if "content" not in message:
-            raise BadRequest(f"'{where}.content' is required", param=f"{where}.content")
-        if not isinstance(message.get("name", ""), str):
-            raise BadRequest(f"'{where}.name' must be a string", param=f"{where}.name")
-        said.append((message["role"], _message_text(message["content"], message["role"], where, settings)))
-    if said[-1][0] != "user":
-        raise BadRequest("the last message must be a non-empty user message: it is the question", param="messages")
-    question = question_text(said[-1][1], settings, f"'messages[{len(said) - 1}].content'")
-    history = [Turn(role, text) for role, text in said[:-1] if role in ("user", "assistant")]
-    instructions = "\n\n".join(text for role, text in said[:-1] if role in ("system", "developer") and has_visible(text))
-    return question, history, instructions
-
-
-def _message_text(content: Any, role: str, where: str, settings: Settings) -> str:
-    """A message's text: a string, or a list of text parts (each checked on its own, as the schema says)."""
-    if content is None and role == "assistant":
-        return ""
-    if isinstance(content, str):
-        parts = [(f"{where}.content", content)]
-    elif isinstance(content, list) and content:
-        parts = []
-        for j, part in enumerate(content):
-            name = f"{where}.content[{j}]"
-            if not isinstance(part, dict) or part.get("type") != "text":
-                raise BadRequest(f"'{name}' must be a text part {{\"type\": \"text\", \"text\": ...}}: images, audio and files "
-                                 "are not read", param=name)
-            if not isinstance(part.get("text"), str):
-                raise BadRequest(f"'{name}.text' must be a string", param=f"{name}.text")
-            parts.append((f"{name}.text", part["text"]))
-    else:
-        raise BadRequest(f"'{where}.content' must be a string or a non-empty list of text parts", param=f"{where}.content")
-    for name, text in parts:
-        unicode_text(text, f"'{name}'")
-        if len(text) > settings.max_history_chars:
-            raise PayloadTooLarge(f"'{name}' is longer than {settings.max_history_chars} characters", param=name)
-        if role == "user" and not has_visible(text):
-            raise BadRequest(f"'{name}' must not be empty: a user message needs a visible character", param=name)
-    return "".join(text for _, text in parts)
+            "description": "Metadata filters, applied inside retrieval: a paper must match every field given, and any value of a list. "
+                           "A venue matches word by word at either end: 'ICLR 2025' is also 'ICLR 2025 Poster' and 'Submitted to ICLR 2025'.",
+            "properties": {"year": years, "venue": one_or_list(text), "author": one_or_list(text), "keyword": one_or_list(text)}}

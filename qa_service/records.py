@@ -494,6 +494,9 @@ class ChatRequest:
     json_object: bool = False  # response_format json_object: the content is the answer as a JSON object
     corpus: str = ""  # the corpus the model id names (qa-service:<corpus>); empty: every corpus
     notes: tuple[str, ...] = ()  # options accepted without effect, each said in the reply's warnings
+    references: str = "full"  # how the text answer lists its sources: full, labels or none
+    schema: dict | None = None  # response_format json_schema: the JSON schema the content must follow
+    tool: dict | None = None  # the one function tool to call with the answer: {name, parameters}
 
 
 @dataclass(frozen=True)

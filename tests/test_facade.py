@@ -114,7 +114,7 @@ QUESTION = [{"role": "user", "content": "What is RouterArena?"}]
 
 
 def test_a_model_that_is_not_ours_is_refused_and_ours_can_be_retrieved(client):
-    with pytest.raises(openai.BadRequestError) as refused:
+    with pytest.raises(openai.NotFoundError) as refused:  # 404, as OpenAI answers it
         client.chat.completions.create(model="gpt-4o", messages=QUESTION)
     assert refused.value.code == "model_not_found" and refused.value.param == "model" and "'qa-service'" in refused.value.message
     assert client.models.retrieve("qa-service").id == "qa-service"
@@ -155,7 +155,7 @@ def test_usage_is_counted_for_the_offline_model_and_sent_in_a_usage_chunk(client
     assert all(c.usage is None for c in plain)
 
 
-def test_json_object_returns_the_answer_as_json_and_json_schema_is_refused(client):
+def test_json_object_returns_the_answer_as_json_and_an_unfillable_json_schema_is_refused(client):
     """json_object returned prose, so LangChain's with_structured_output(method='json_mode') failed to parse it."""
     reply = client.chat.completions.create(model="qa-service", messages=QUESTION, response_format={"type": "json_object"})
     body = json.loads(reply.choices[0].message.content)
@@ -163,14 +163,14 @@ def test_json_object_returns_the_answer_as_json_and_json_schema_is_refused(clien
     assert body["sources"][0]["label"] == "RouterArena" and body["grounded"] is True
     streamed = client.chat.completions.create(model="qa-service", messages=QUESTION, response_format={"type": "json_object"}, stream=True)
     assert json.loads("".join(c.choices[0].delta.content or "" for c in streamed if c.choices)) == body
-    with pytest.raises(openai.BadRequestError, match="json_schema is not supported") as refused:
+    with pytest.raises(openai.BadRequestError, match="cannot fill: the schema \\(an object with no named properties") as refused:
         client.chat.completions.create(model="qa-service", messages=QUESTION, response_format={
             "type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}})
-    assert refused.value.param == "response_format"
+    assert refused.value.param == "response_format.json_schema.schema"  # a schema it can fill: tests/test_structured.py
 
 
 @pytest.mark.parametrize("option,value,reason", [
-    ("tools", [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}], "'tools' is not supported: .* no tool calls"),
+    ("tools", [{"type": "function", "function": {"name": f, "parameters": {"type": "object"}}} for f in "fg"], "'tools' holds more than 1"),
     ("stop", ["\n"], "stop sequence"),
     ("logprobs", True, "log probabilities"),
     ("logit_bias", {"50256": -100}, "token biases"),
@@ -238,8 +238,8 @@ def test_every_v1_error_is_in_openai_shape(seed_settings, seed_index, call):
 
 
 def test_the_content_keeps_its_numbered_sources_with_labels_and_ids(client):
-    """Clients that keep only the content (llm, LangChain) keep the citations too."""
-    reply = client.chat.completions.create(model="qa-service", messages=[
+    """Clients that keep only the content (llm, LangChain) keep the citations too (references: labels; full: test_references)."""
+    reply = client.chat.completions.create(model="qa-service", extra_body={"references": "labels"}, messages=[
         {"role": "user", "content": "Which papers are about LLM routers or agents?"}])
     content = reply.choices[0].message.content
     sources = content.split("\n\nSources:\n", 1)[1].splitlines()
@@ -254,4 +254,23 @@ def test_a_429_on_v1_is_in_openai_shape_and_only_it_carries_retry_after(seed_set
     first, limited = web.get("/v1/models"), web.get("/v1/models")
     assert first.status_code == 200 and "Retry-After" not in first.headers
     assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+    assert limited.get_json()["error"]["code"] == "rate_limit_exceeded" and limited.get_json()["error"]["type"] == "requests"
+    assert "QA_RATE_LIMIT" in limited.get_json()["error"]["message"]
     assert set(limited.get_json()["error"]) == {"message", "type", "param", "code"}
+
+
+def test_the_openai_sdk_reads_the_429_as_a_rate_limit_and_is_told_the_setting(seed_settings, seed_index):
+    """A 429 typed invalid_request_error was not OpenAI's rate-limit error; the message now names the budget's setting."""
+    app = create_app(seed_settings.replace(rate_limit="", answer_rate_limit="1 per minute"), index=seed_index)
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        sdk = openai.OpenAI(base_url=f"http://127.0.0.1:{httpd.server_port}/v1", api_key="unused", max_retries=0)
+        sdk.chat.completions.create(model="qa-service", messages=QUESTION)
+        with pytest.raises(openai.RateLimitError) as limited:  # the SDK retries these, after Retry-After, when max_retries allows
+            sdk.chat.completions.create(model="qa-service", messages=QUESTION)
+        assert limited.value.code == "rate_limit_exceeded" and limited.value.type == "requests"
+        assert "answer_rate_limit (QA_ANSWER_RATE_LIMIT" in limited.value.message
+        assert int(limited.value.response.headers["Retry-After"]) > 0
+    finally:
+        httpd.shutdown()

@@ -1,6 +1,8 @@
 """Metadata filters: parsed with errors that name the field, and one Chroma `where` that selects exactly the
 papers the filter means, on the paper records and on the chunks (hypothesis, against a real Chroma)."""
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -135,3 +137,92 @@ def test_a_store_written_before_filters_gets_its_fields_at_the_next_ingest(tmp_p
     assert summary.chunks == 0 and summary.updated == len(papers)  # nothing re-embedded
     assert sorted(index.papers.get(where=where, include=[])["ids"]) == ["iclr26-101", "iclr26-102", "iclr26-103", "iclr26-104"]
     assert check_store(index).ok
+
+
+# -- OpenReview's venue strings, and year ranges -----------------------------------------------------
+
+OPENREVIEW = ROOT / "tests" / "data" / "openreview_papers.jsonl"
+
+
+@pytest.fixture(scope="module")
+def openreview_index(tmp_path_factory) -> Index:
+    index = Index(make_settings(tmp_path_factory.mktemp("openreview-data")))
+    index.ingest(load_corpus([OPENREVIEW]))
+    return index
+
+
+def ids_of(index: Index, only: MetadataFilter) -> set[str]:
+    papers = set(index.papers.get(where=only.where(), include=[])["ids"])
+    chunks = {paper_of(cid) for cid in index.chunks.get(where=only.where(), include=[])["ids"]}
+    assert papers == chunks == {p.id for p in load_corpus([OPENREVIEW]) if only.matches(p)}
+    return papers
+
+
+@pytest.mark.parametrize("venue, expected", [
+    ("ICLR 2025", {"or-voxa", "or-gripnet"}),  # "ICLR 2025 Poster", "ICLR 2025 Oral"
+    ("iclr 2025 oral", {"or-gripnet"}),
+    ("ICLR", {"or-voxa", "or-gripnet"}),
+    ("ICLR 2026", {"or-prune"}),  # "Submitted to ICLR 2026": its words end the venue
+    ("NeurIPS 2024", {"or-tidal"}),
+    ("ICLR 202", set()),  # whole words only
+    ("2025", set()),  # neither the start nor the end of a venue ("ICLR 2025 Oral"): a year is the year filter
+])
+def test_a_venue_matches_openreview_venue_strings_word_by_word(openreview_index, venue, expected):
+    assert ids_of(openreview_index, MetadataFilter(venue=(venue,))) == expected
+
+
+def test_a_year_range_selects_both_ends_and_between(openreview_index, settings):
+    ranged = parse_filters({"year": {"from": 2025, "to": 2026}}, settings)
+    assert ranged == MetadataFilter(year_from=2025, year_to=2026) and ranged.to_dict() == {"year_from": [2025], "year_to": [2026]}
+    assert ranged.describe() == "year from 2025 to 2026"
+    assert ids_of(openreview_index, ranged) == {"or-voxa", "or-gripnet", "or-prune"}
+    assert ids_of(openreview_index, parse_filters({"year": {"to": 2024}}, settings)) == {"or-tidal"}
+    assert ids_of(openreview_index, parse_filters({"year": {"from": 2025}, "venue": "ICLR"}, settings)) == {"or-voxa", "or-gripnet"}
+
+
+@pytest.mark.parametrize("value, named, words", [
+    ({"year": {"since": 2024}}, "filters.year", "'since' is not one of them"),
+    ({"year": {}}, "filters.year", "as a range is"),
+    ({"year": {"from": "2024"}}, "filters.year.from", "must be a year"),
+])
+def test_a_bad_year_range_is_a_400_naming_it(settings, value, named, words):
+    with pytest.raises(BadRequest, match=words) as caught:
+        parse_filters(value, settings)
+    assert caught.value.param == named
+
+
+def test_the_range_in_a_query_string_v1_metadata_and_on_the_command_line(settings):
+    from werkzeug.datastructures import MultiDict
+
+    from qa_service.store.filters import filters_from_options, filters_from_query
+
+    wanted = MetadataFilter(year_from=2024, year_to=2026)
+    assert filters_from_query(MultiDict({"year_from": "2024", "year_to": "2026"}), settings) == wanted
+    assert parse_metadata({"year_from": "2024", "year_to": "2026"}, settings) == wanted
+    assert filters_from_options(settings, 2024, 2026) == wanted
+    with pytest.raises(BadRequest, match="'metadata.year_to' must be a string"):
+        parse_metadata({"year_to": 2026}, settings)
+    backwards = filters_from_query(MultiDict({"year_from": "2026", "year_to": "2024"}), settings)
+    assert backwards and not backwards.in_range(2025) and not backwards.in_range(2026)  # holds no year: no paper matches
+
+
+def test_the_http_routes_and_the_cli_take_the_range(openreview_index, tmp_path):
+    from click.testing import CliRunner
+
+    from qa_service.cli import main
+    from qa_service.web.app import create_app
+
+    web = create_app(openreview_index.settings.replace(rate_limit="", answer_rate_limit=""), index=openreview_index).test_client()
+    listed = web.get("/api/papers?year_from=2025&venue=ICLR 2026").get_json()["papers"]
+    assert {p["id"] for p in listed} == {"or-prune"}
+    searched = web.post("/api/search", json={"question": "speech recognition", "filters": {"year": {"from": 2024, "to": 2024}}}).get_json()
+    assert [r["paper_id"] for r in searched["results"]] == ["or-tidal"] and searched["filters"] == {"year_from": [2024], "year_to": [2024]}
+    chat = web.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "What success rate does GripNet reach?"}],
+                                                  "metadata": {"venue": "ICLR 2025", "year_from": "2025"}}).get_json()
+    assert chat["citations"][0]["paper_id"] == "or-gripnet"
+    env = {"QA_DATA_DIR": openreview_index.settings.data_dir}
+    out = CliRunner().invoke(main, ["papers", "--year-from", "2025", "--year-to", "2025", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    assert {p["id"] for p in json.loads(out.stdout)["papers"]} == {"or-voxa", "or-gripnet"}
+    bad = CliRunner().invoke(main, ["papers", "--year-from", "0"], env=env)
+    assert bad.exit_code == 2 and "'--year-from' must be a year" in bad.output

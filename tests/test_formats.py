@@ -2,6 +2,7 @@
 files in each source's documented shape (tests/data/formats/)."""
 
 import json
+import shutil
 
 import pytest
 
@@ -129,7 +130,38 @@ def test_plain_text_needs_no_header():
 def test_a_folder_of_every_format_reads_each_file_once():
     papers = load_corpus([FORMATS])
     assert len(papers) == 8 and len({p.id for p in papers}) == 8
-    assert {p.source.rsplit("/", 1)[1] for p in papers} == {"abstracts.txt", "arxiv_feed.xml", "openreview_notes.json", "papers.csv"}
+    assert {p.source for p in papers} == {"abstracts.txt", "arxiv_feed.xml", "openreview_notes.json", "papers.csv"}  # relative, not absolute
+
+
+def test_a_file_no_reader_takes_in_a_folder_is_skipped_with_a_one_line_notice(tmp_path):
+    shutil.copy(FORMATS / "papers.csv", tmp_path / "papers.csv")
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.7")
+    (tmp_path / ".DS_Store").write_bytes(b"\0")
+    heard: list[str] = []
+    papers = load_corpus([tmp_path], notice=heard.append)
+    assert {p.source for p in papers} == {"papers.csv"}
+    assert len(heard) == 1 and "\n" not in heard[0]
+    assert heard[0].startswith(f"{tmp_path}: skipped 1 file no reader takes (paper.pdf); read are .txt, .jsonl")
+    assert [p.source for p in load_corpus([tmp_path / "papers.csv"], notice=heard.append)][0] == "papers.csv" and len(heard) == 1
+
+
+def test_ingest_says_which_files_it_skipped_and_the_paper_names_its_file_not_a_server_path(tmp_path):
+    from click.testing import CliRunner
+
+    from qa_service.cli import main
+    from qa_service.web.app import create_app
+    from tests.conftest import make_settings
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    shutil.copy(FORMATS / "papers.csv", folder / "papers.csv")
+    (folder / "paper.pdf").write_bytes(b"%PDF-1.7")
+    result = CliRunner().invoke(main, ["ingest", str(folder.resolve())], env={"QA_DATA_DIR": str(tmp_path / "data")})
+    assert result.exit_code == 0, result.output
+    assert f"{folder.resolve()}: skipped 1 file no reader takes (paper.pdf)" in result.stderr
+    web = create_app(make_settings(tmp_path / "data")).test_client()
+    paper_id = web.get("/api/papers").get_json()["papers"][0]["id"]
+    assert web.get(f"/api/papers/{paper_id}").get_json()["source"] == "papers.csv"
 
 
 @pytest.mark.parametrize("name", ["paper.pdf", "notes.docx", "README"])

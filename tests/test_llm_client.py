@@ -1,6 +1,6 @@
 """simonw's `llm` CLI (the real package, a dev extra) with the service registered as an OpenAI-compatible model.
 
-`llm` keeps only a reply's content, so this is where the numbered Sources list has to survive; `-c`
+`llm` keeps only a reply's content, so this is where the numbered Sources list, with its quotes, has to survive; `-c`
 sends the conversation back, which is our history; `llm logs` shows the usage it was sent.
 """
 
@@ -54,6 +54,7 @@ def test_llm_answers_and_keeps_the_numbered_sources(run_llm):
         out = run_llm("-m", "qa-service", *mode, "What is RouterArena?")
         assert "RouterArena" in out and "[1]" in out
         assert "Sources:\n[1] RouterArena (000_e3b5a0511f204a83:2)" in out
+        assert '    "In this work, we introduce RouterArena, the first open platform enabling comprehensive comparison of LLM routers."' in out
 
 
 def test_llm_follow_ups_with_c_are_history(run_llm):

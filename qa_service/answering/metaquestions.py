@@ -89,7 +89,8 @@ def read_question(question: str, scope: Scope) -> MetadataQuestion | None:
         return None
     topic = _TOPIC.search(question)
     return MetadataQuestion(
-        MetadataFilter(**{name: tuple(dict.fromkeys(values)) for name, values in found.items() if values}),
+        MetadataFilter(year=tuple(dict.fromkeys(found["year"])), venue=tuple(dict.fromkeys(found["venue"])),
+                       author=tuple(dict.fromkeys(found["author"])), keyword=tuple(dict.fromkeys(found["keyword"]))),
         topic.group("topic").strip() if topic else "",
         counting=question.lower().lstrip().startswith("how many"),
     )

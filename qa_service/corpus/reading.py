@@ -7,6 +7,7 @@ read and validated before anything is written.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -17,6 +18,7 @@ from .labels import assign_labels
 from ..records import Paper
 
 SEED_HEADER = "ICLR 2026 Papers"
+log = logging.getLogger(__name__)
 
 
 def read_text_file(path: Path) -> list[Paper]:
@@ -107,31 +109,41 @@ def _reader(path: Path) -> Callable[[Path], list[Paper]]:
     return found[0]
 
 
-def corpus_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand folders into the files of a supported type; every path must exist and be of one."""
-    files: list[Path] = []
+def corpus_files(paths: Iterable[str | Path], notice: Callable[[str], None] | None = None) -> list[tuple[Path, str]]:
+    """Expand folders into the files of a supported type, each with its name relative to what was given (a
+    paper's `source`: never the server's absolute path); every path must exist and be of one. A folder's other
+    files are named in one notice line (hidden files are passed over quietly)."""
+    say = notice or log.warning
+    files: list[tuple[Path, str]] = []
     for item in paths:
         path = Path(item)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in READERS and p.is_file())
+            entries = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            found = [p for p in entries if p.suffix.lower() in READERS]
             if not found:
                 raise CorpusError(f"{path}: no corpus files in this folder; supported: {SUPPORTED}")
-            files.extend(found)
+            skipped = [p.name for p in entries if p.suffix.lower() not in READERS]
+            if skipped:
+                say(f"{path}: skipped {len(skipped)} file{'s' if len(skipped) > 1 else ''} no reader takes ({', '.join(skipped)}); "
+                    f"read are {', '.join(READERS)}")
+            files.extend((p, p.relative_to(path).as_posix()) for p in found)
         elif path.is_file():
             _reader(path)  # an unsupported type is refused before any file is read
-            files.append(path)
+            files.append((path, path.name))
         else:
             raise CorpusError(f"{path}: no such file or folder")
     return files
 
 
-def load_corpus(paths: Iterable[str | Path], settings: Settings | None = None) -> list[Paper]:
+def load_corpus(paths: Iterable[str | Path], settings: Settings | None = None,
+                notice: Callable[[str], None] | None = None) -> list[Paper]:
     """Read and validate every file before anything is written; ids must be unique, ids and abstracts
-    within the settings' limits (the defaults when none are given)."""
+    within the settings' limits (the defaults when none are given). `notice` hears of files skipped in a
+    folder (default: the log)."""
     limits = settings or Settings()
     papers: list[Paper] = []
     seen: dict[str, str] = {}
-    for path in corpus_files(paths):
+    for path, name in corpus_files(paths, notice):
         try:
             batch = _reader(path)(path)
         except OSError as exc:
@@ -142,6 +154,7 @@ def load_corpus(paths: Iterable[str | Path], settings: Settings | None = None) -
             if paper.id in seen:
                 raise CorpusError(f"{path}: paper id {paper.id!r} already came from {seen[paper.id]}")
             seen[paper.id] = str(path)
+            paper.source = name
         papers.extend(batch)
     assign_labels(papers)
     return papers

@@ -198,9 +198,11 @@ def _budgets(settings: Settings) -> list[ApplicationLimit]:
         budgets.append(ApplicationLimit(
             settings.answer_rate_limit, scope="answers", exempt_when=lambda: not _is_answer(),
             error_message=f"this client has used its answer budget ({settings.answer_rate_limit}, shared by /api/ask, "
-                          "/api/ask/stream and /v1/chat/completions); see Retry-After"))
+                          "/api/ask/stream and /v1/chat/completions): retry after Retry-After seconds, or raise the setting "
+                          "answer_rate_limit (QA_ANSWER_RATE_LIMIT; empty turns it off) for scripts and evaluations"))
     if settings.rate_limit:
         budgets.append(ApplicationLimit(
             settings.rate_limit, scope="client", exempt_when=lambda: not _is_limited(),
-            error_message=f"this client has used its request budget ({settings.rate_limit}, shared by all /api and /v1 routes); see Retry-After"))
+            error_message=f"this client has used its request budget ({settings.rate_limit}, shared by all /api and /v1 routes): "
+                          "retry after Retry-After seconds, or raise the setting rate_limit (QA_RATE_LIMIT; empty turns it off)"))
     return budgets

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
@@ -201,8 +201,9 @@ def paper(paper_id: str) -> Any:
     scope = open_scope(query_corpora(), MetadataFilter())
     for part in scope.parts:
         found = part.index.get_papers([paper_id]).get(paper_id)
-        if found is not None:
-            return jsonify({**found.to_dict(), "corpus": part.name})
+        if found is not None:  # a store written before sources were relative held the absolute path: only its name goes out
+            shown = PurePath(found.source).name if PurePath(found.source).is_absolute() else found.source
+            return jsonify({**found.to_dict(), "source": shown, "corpus": part.name})
     raise NotFound(f"no paper with id {paper_id!r}")
 
 

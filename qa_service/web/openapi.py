@@ -6,9 +6,12 @@ from typing import Any
 
 from ..config import Settings
 from ..store.corpora import NAME_PATTERN
-from ..store.filters import FIELDS
-from ..inputs import MODEL_ID, MODEL_SEPARATOR, VISIBLE_PATTERN, chat_options, filter_text_schema, filters_schema
+from ..store.filters import FIELDS, RANGE
+from ..chat_inputs import MODEL_ID, MODEL_SEPARATOR, chat_body_schema
+from ..inputs import VISIBLE_PATTERN, filter_text_schema, filters_schema
 from ..records import Answer, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
+
+_TEXT = ("venue", "author", "keyword")  # the filter fields whose values are strings
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 OPENAI_ERROR = {"$ref": "#/components/schemas/OpenAIError"}
@@ -50,8 +53,10 @@ def question_schema(settings: Settings) -> dict:
 
 
 def corpus_schema(corpora: list[str]) -> dict:
-    """One corpus name: those the store holds when it can say (an unknown one is a 404), else the name's form."""
-    return {"type": "string", "enum": corpora} if corpora else {"type": "string", "pattern": NAME_PATTERN}
+    """One corpus name, by its form: a string, not an enum, so that a generated client serves a corpus added later
+    (an unknown one is a 404); the names the store holds now are the example and the description."""
+    schema = {"type": "string", "pattern": NAME_PATTERN}
+    return {**schema, "example": corpora[0], "description": f"A corpus name; here now: {', '.join(corpora)}"} if corpora else schema
 
 
 def corpus_parameter(corpora: list[str]) -> dict:
@@ -63,10 +68,12 @@ def corpus_parameter(corpora: list[str]) -> dict:
 def filter_parameters(settings: Settings) -> list[dict]:
     """?year=&venue=&author=&keyword=: the metadata filters of a GET route, each repeatable."""
     year = {"type": "integer", "minimum": 1, "maximum": 9999}
+    ends = [{"name": name, "in": "query", "required": False, "schema": year,
+             "description": f"Only papers from this year or {'later' if name == 'year_from' else 'earlier'}"} for name in RANGE]
     return [{"name": name, "in": "query", "required": False, "style": "form", "explode": True,
              "description": f"Only papers with this {name} (repeat it for any of several)",
              "schema": {"type": "array", "minItems": 1, "maxItems": settings.max_filter_values,
-                        "items": year if name == "year" else filter_text_schema(settings)}} for name in FIELDS]
+                        "items": year if name == "year" else filter_text_schema(settings)}} for name in FIELDS] + ends
 
 
 def openapi_spec(settings: Settings, corpora: list[str] | None = None) -> dict[str, Any]:
@@ -135,8 +142,9 @@ def _question_paths(settings: Settings, security: dict, api: dict, answers: bool
     ask_body = {"type": "object", "required": ["question"], "properties": {"question": question, "k": k, "history": history, **scope}}
     body_errors = _errors(400, 404, 408, 413, 415)  # 408: the body stalled past client_timeout; 404: an unknown corpus
     answer_errors = {**api, **_errors(*([429] if answers else [])), **body_errors, **_errors(502, 504)}
-    events = {"type": "object", "required": ["event", "data"], "properties": {
-        "event": {"type": "string", "enum": ["sources", "delta", "final", "error"]}, "data": {"type": "string"}}}
+    # Each event: `event: sources|delta|final|error` and a `data:` line of JSON. No type: schemathesis reads the
+    # stream as {event, data} objects, openapi-python-client as text, and both must take it.
+    events = {"description": "server-sent events, each {event, data} with data a JSON text"}
     return {
         "/api/search": {"post": {"operationId": "search", "summary": "The papers most relevant to a question", **security,
             "requestBody": _body({"type": "object", "required": ["question"], "properties": {"question": question, "k": k, **scope}}),
@@ -168,37 +176,14 @@ def _openai_paths(settings: Settings, security: dict, keyed: bool, budget: bool,
             **security, "requestBody": _body(chat_body_schema(settings, model_ids(corpora))), "responses": {
                 "200": {"description": "A chat completion (JSON), or chunks (server-sent events) when stream is true",
                         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
-                                    "text/event-stream": {"schema": {"type": "object", "required": ["data"],
-                                                                     "properties": {"data": {"type": "string"}}}}}},
-                **common, **_errors(*([429] if answers else []), 400, 408, 413, 415, 502, 503, 504, shape=OPENAI_ERROR)}}},
+                                    "text/event-stream": {"schema": {"description": "server-sent events: data lines of chunks"}}}},
+                **common, **_errors(*([429] if answers else []), 400, 404, 408, 413, 415, 502, 503, 504, shape=OPENAI_ERROR)}}},
     }
 
 
 def model_ids(corpora: list[str]) -> list[str]:
     """qa-service (every corpus), and qa-service:<corpus> for each."""
     return [MODEL_ID, *(f"{MODEL_ID}{MODEL_SEPARATOR}{name}" for name in corpora)]
-
-
-def chat_body_schema(settings: Settings, models: list[str] | None = None) -> dict:
-    """The /v1/chat/completions body as inputs.chat_request checks it: options from CHAT_OPTIONS, messages by role.
-    Which message is last cannot be said in JSON Schema: the last one must be the user's question."""
-    text = {"type": "string", "maxLength": settings.max_history_chars}
-    visible = {**text, "pattern": VISIBLE_PATTERN}
-    parts = lambda part_text: {"type": "array", "minItems": 1, "items": {  # noqa: E731 - one shape, two texts
-        "type": "object", "required": ["type", "text"], "properties": {"type": {"type": "string", "enum": ["text"]}, "text": part_text}}}
-    def message(roles: list[str], content: dict) -> dict:
-        return {"type": "object", "required": ["role", "content"], "properties": {
-            "role": {"type": "string", "enum": roles}, "content": content, "name": {"type": "string"}}}
-    messages = {"type": "array", "minItems": 1, "maxItems": settings.max_history_turns + 1,
-                "description": "The last message is the question (a user message); earlier user and assistant messages are "
-                               "the history; system and developer messages are the caller's instructions.",
-                "items": {"oneOf": [
-                    message(["user"], {"oneOf": [visible, parts(visible)]}),
-                    message(["assistant"], {"oneOf": [{**text, "nullable": True}, parts(text)]}),
-                    message(["system", "developer"], {"oneOf": [text, parts(text)]}),
-                ]}}
-    return {"type": "object", "required": ["messages"], "additionalProperties": False,
-            "properties": {"messages": messages, **chat_options(settings, models or [MODEL_ID])}}
 
 
 def _schemas() -> dict:
@@ -251,9 +236,10 @@ def _schemas() -> dict:
             "model": {"type": "string", "pattern": f"^{MODEL_ID}"},
             "choices": {"type": "array", "minItems": 1, "maxItems": 1, "items": {
                 "type": "object", "required": ["index", "message", "finish_reason"], "properties": {
-                    "index": integer, "finish_reason": {"type": "string", "enum": ["stop", "length"]},
+                    "index": integer, "finish_reason": {"type": "string", "enum": ["stop", "length", "tool_calls"]},
                     "message": {"type": "object", "required": ["role", "content"], "properties": {
-                        "role": {"type": "string", "enum": ["assistant"]}, "content": string}}}}},
+                        "role": {"type": "string", "enum": ["assistant"]}, "content": nullable_string,
+                        "tool_calls": {"type": "array", "items": _tool_call()}}}}}},
             "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens", "total_tokens"], "properties": {
                 "prompt_tokens": integer, "completion_tokens": integer, "total_tokens": integer}},
             "citations": {"type": "array", "items": citation}, "grounded": boolean, "insufficient_evidence": boolean,
@@ -305,7 +291,15 @@ def _sentence_schema(citation: dict) -> dict:
         "cites": {"type": "array", "items": integer}, "quotes": {"type": "array", "items": citation}, "reason": string}}
 
 
+def _tool_call() -> dict:
+    """One call of the request's one tool, its arguments the answer's fields as a JSON text (structured output)."""
+    string = {"type": "string"}
+    return {"type": "object", "required": ["id", "type", "function"], "properties": {
+        "id": string, "type": {"type": "string", "enum": ["function"]},
+        "function": {"type": "object", "required": ["name", "arguments"], "properties": {"name": string, "arguments": string}}}}
+
+
 def _applied_filters() -> dict:
     """The metadata filters a result ran under, each field as a list of the values given."""
-    return {"type": "object", "properties": {name: {"type": "array", "items": {"type": "integer" if name == "year" else "string"}}
-                                             for name in FIELDS}}
+    return {"type": "object", "properties": {name: {"type": "array", "items": {"type": "string" if name in _TEXT else "integer"}}
+                                             for name in (*FIELDS, *RANGE)}}
