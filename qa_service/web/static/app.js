@@ -7,7 +7,7 @@ import { loadStatus, watchConnection } from "./api.js";
 import { filterPapers, resetBrowse } from "./browse.js";
 import * as chat from "./chat.js";
 import { announce, el, isTyping } from "./dom.js";
-import { hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
+import { fitToScreen, hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
 import { initScope } from "./scope.js";
 import { exportConversation } from "./share.js";
 import * as store from "./store.js";
@@ -201,6 +201,8 @@ function init() {
   singleKeys.checked = localStorage.getItem("qa-single-keys") !== "off";
   singleKeys.addEventListener("change", () => localStorage.setItem("qa-single-keys", singleKeys.checked ? "on" : "off"));
   document.addEventListener("keydown", shortcuts);
+  window.addEventListener("scroll", fitToScreen, { passive: true });
+  window.addEventListener("resize", fitToScreen);
   window.addEventListener("popstate", applyRoute);
   window.addEventListener("hashchange", applyRoute);
   window.addEventListener("storage", (event) => { if (event.key && event.key.startsWith("qa-conv") && readRoute().view === "history") renderPast(); });
