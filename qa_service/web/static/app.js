@@ -11,6 +11,7 @@ import { fitToScreen, hidePanel, isPanelOpen, rememberOpener, showPaper } from "
 import { initScope } from "./scope.js";
 import { exportConversation } from "./share.js";
 import * as store from "./store.js";
+import { showExamples } from "./welcome.js";
 
 const COUNT_FROM = 0.8;  // show the character counter from this share of the limit on
 const VIEWS = ["ask", "browse", "history"];
@@ -147,6 +148,32 @@ function renderPast() {
   }));
 }
 
+// --- colours: the system's, or light or dark as chosen here ----------------------------------
+const THEMES = ["system", "light", "dark"];
+function applyTheme(theme) {
+  if (theme === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  const button = $("theme");
+  button.textContent = `Colours: ${theme}`;
+  button.title = "Change the colours: as the system sets them, light or dark";
+}
+
+function nextTheme() {
+  const now = localStorage.getItem("qa-theme") || "system";
+  const next = THEMES[(THEMES.indexOf(now) + 1) % THEMES.length];
+  localStorage.setItem("qa-theme", next);
+  applyTheme(next);
+  announce(`Colours: ${next}.`);
+}
+
+function askExample(question) {
+  if (chat.isBusy()) return;
+  $("question").value = "";
+  updateCounter();
+  chat.ask(question);
+  $("question").focus();
+}
+
 // --- keyboard shortcuts -------------------------------------------------------------------
 function shortcuts(event) {
   if (event.key === "Escape" && isPanelOpen()) {
@@ -206,6 +233,8 @@ function init() {
   window.addEventListener("popstate", applyRoute);
   window.addEventListener("hashchange", applyRoute);
   window.addEventListener("storage", (event) => { if (event.key && event.key.startsWith("qa-conv") && readRoute().view === "history") renderPast(); });
+  applyTheme(THEMES.includes(localStorage.getItem("qa-theme")) ? localStorage.getItem("qa-theme") : "system");
+  $("theme").addEventListener("click", nextTheme);
   watchConnection();
   chat.initChat(openPaper);
   loadStatus().then((info) => {
@@ -215,6 +244,7 @@ function init() {
       updateCounter();
     }
     initScope();  // after the status: a service that needs a key has asked for it once
+    showExamples(askExample);
   });
   resetBrowse();
   applyRoute();
