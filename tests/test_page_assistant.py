@@ -347,3 +347,109 @@ def test_the_colours_can_be_chosen_beside_the_system_setting(server, browser):
         assert_clean(page)
     finally:
         page.context.close()
+
+
+def test_two_tabs_on_one_conversation_keep_both_questions(fake_server, browser):
+    live, model = fake_server
+    model.enqueue(TEQUILA, TEQUILA, TEQUILA)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        first = context.new_page()
+        first.goto(live.url)
+        ask(first, "What is Tequila?")
+        second = context.new_page()  # the same conversation, open in a second tab
+        second.goto(live.url)
+        expect(second.locator(".turn")).to_have_count(1)
+        ask(first, "How fast is Tequila?")
+        expect(second.locator(".turn")).to_have_count(2)  # the other tab's question shows here
+        with second.expect_request("**/api/ask/stream") as sent:
+            ask(second, "Who wrote Tequila?")
+        assert [m["content"] for m in sent.value.post_data_json["history"] if m["role"] == "user"] == ["What is Tequila?", "How fast is Tequila?"]
+        expect(first.locator(".turn .q")).to_have_text(["What is Tequila?", "How fast is Tequila?", "Who wrote Tequila?"])
+        first.reload()
+        expect(first.locator(".turn")).to_have_count(3)  # nothing was lost in storage
+    finally:
+        context.close()
+
+
+@VIEWPORTS
+def test_past_conversations_are_searched_and_a_delete_can_be_undone(server, browser, viewport):
+    page = open_page(browser, viewport)
+    try:
+        page.goto(server.url)
+        ask(page, "What is RouterArena?")
+        page.click("#new-conversation")
+        ask(page, "How much faster is inference with Tequila?")
+        page.click("#tab-history")
+        page.fill("#past-filter", "speedup")  # a word of an answer, not of its question
+        expect(page.locator("#past-list > li")).to_have_count(1)
+        expect(page.locator("#past-list .past-open")).to_have_text("How much faster is inference with Tequila?")
+        expect(page.locator("#past-count")).to_have_text("1 of 2 match “speedup”.")
+        page.fill("#past-filter", "")
+        page.get_by_role("button", name="Delete conversation: What is RouterArena?").click()
+        expect(page.locator("#past-list > li")).to_have_count(1)
+        expect(page.locator("#past-undo")).to_contain_text("Deleted “What is RouterArena?”.")
+        expect(page.locator("#past-undo .undo")).to_be_focused()
+        assert_clean(page)
+        page.locator("#past-undo .undo").click()
+        expect(page.locator("#past-list > li")).to_have_count(2)
+        expect(page.locator("#past-undo")).to_be_hidden()
+        page.reload()
+        expect(page.locator("#past-list > li")).to_have_count(2)  # brought back in storage too
+    finally:
+        page.context.close()
+
+
+@VIEWPORTS
+def test_the_newest_question_can_be_edited_and_resent(page_index, browser, viewport):
+    live = model_server(page_index, ["Tequila is a method [1].", TEQUILA])
+    page = open_page(browser, viewport)
+    try:
+        page.goto(live.url)
+        turn = ask(page, "What is Tequlia?")
+        turn.get_by_role("button", name="Edit question").click()
+        box = turn.get_by_role("textbox", name="Edit the question")
+        expect(box).to_be_focused()
+        assert_clean(page)
+        box.fill("What is Tequila?")
+        box.press("Enter")
+        expect(turn.locator(".q")).to_have_text("What is Tequila?")
+        expect(turn.locator(".answer")).to_have_text(TEQUILA)
+        assert page.locator(".turn").count() == 1
+        page.click("#tab-history")
+        expect(page.locator("#past-list .past-open")).to_have_text("What is Tequila?")
+    finally:
+        page.context.close()
+        live.stop()
+
+
+def test_a_conversation_shared_as_a_file_opens_in_another_browser(server, browser, tmp_path):
+    page = open_page(browser)
+    other = open_page(browser, PHONE)
+    try:
+        page.goto(server.url)
+        ask(page, "What is RouterArena?")
+        with page.expect_download() as download:
+            page.click("#share")
+        assert download.value.suggested_filename == "what-is-routerarena.qa.json"
+        shared = tmp_path / "shared.qa.json"
+        download.value.save_as(shared)
+        other.goto(server.url)
+        other.click("#tab-history")
+        other.set_input_files("#open-shared", str(shared))
+        expect(other.locator("#view-ask")).to_be_visible()
+        turn = other.locator(".turn")
+        expect(turn.locator(".q")).to_have_text("What is RouterArena?")
+        expect(turn.locator(".answer .verdict").first).to_be_visible()
+        turn.locator(".answer .cite").first.click()
+        expect(other.locator("#panel-title")).to_have_text("RouterArena")
+        bad = tmp_path / "bad.json"
+        bad.write_text('{"format": "something else"}')
+        other.keyboard.press("Escape")
+        other.click("#tab-history")
+        other.set_input_files("#open-shared", str(bad))
+        expect(other.locator("#shared-error")).to_have_text("This file holds no conversation this page can open.")
+        assert_clean(other)
+    finally:
+        page.context.close()
+        other.context.close()

@@ -5,6 +5,7 @@
 import { markerFor, renderFinal, showRetrieved, showSearched } from "./answer.js";
 import { streamAnswer } from "./api.js";
 import { el } from "./dom.js";
+import { editQuestion } from "./edit.js";
 import { countdown, errorNodes, explain } from "./errors.js";
 import { renderMarkdown } from "./markdown.js";
 import { currentScope } from "./scope.js";
@@ -28,6 +29,13 @@ export function initChat(openPaper, serverLimits) {
   }
 }
 
+// Another tab saved this conversation: show what it added (not while an answer is written here; it is merged on save).
+export function syncFromOtherTabs() {
+  if (isBusy() || !chat.conversation.turns.length) return;
+  const copy = { ...chat.conversation, turns: [...chat.conversation.turns] };
+  if (store.mergeFromStorage(copy)) showConversation(copy);
+}
+
 export function setLimits(serverLimits) {
   Object.assign(limits, serverLimits || {});
 }
@@ -43,7 +51,8 @@ export function currentConversation() {
 // --- asking -------------------------------------------------------------------------------
 export function ask(question) {
   if (isBusy()) return false;
-  const data = { question, status: "pending", scope: currentScope() };
+  syncFromOtherTabs();  // a question another tab asked here comes first, and goes into the history
+  const data = { id: store.newTurnId(), at: Date.now(), question, status: "pending", scope: currentScope() };
   chat.conversation.turns.push(data);
   store.setCurrentId(chat.conversation.id);
   store.saveConversation(chat.conversation);
@@ -67,6 +76,7 @@ async function run(conversation, data, view, auto = false) {
   chat.controller = controller;
   setBusy(true);
   Object.assign(data, { status: "pending", final: null, partial: "", error: "", problem: null, sources: null, retried: auto });
+  store.saveConversation(conversation);  // asked (or edited) and pending: a reload shows it so
   resetTurn(view);
   const step = el("p", { class: "step", role: "status", text: "Searching the abstracts…" });
   view.answer.before(step);
@@ -116,6 +126,9 @@ async function run(conversation, data, view, auto = false) {
     if (chat.controller === controller) {
       chat.controller = null;
       setBusy(false);
+      if (conversation === chat.conversation && document.querySelectorAll("#conversation .turn").length !== conversation.turns.length) {
+        showConversation(conversation);  // another tab asked here meanwhile: its questions were merged on save
+      }
       refreshActions();
       follow();
     }
@@ -198,6 +211,7 @@ function setBusy(busy) {
 
 function updateExport() {
   document.getElementById("export").disabled = !chat.conversation.turns.length;
+  document.getElementById("share").disabled = !chat.conversation.turns.length;
 }
 
 // --- following the answer -----------------------------------------------------------------
@@ -285,7 +299,14 @@ function actions(view, data) {
     if (isBusy()) return;
     run(chat.conversation, data, view);
   });
-  box.append(again);
+  const edit = el("button", { type: "button", class: "secondary edit", text: "Edit question" });
+  edit.addEventListener("click", () => editQuestion(view, (question) => {
+    if (isBusy()) return;
+    data.question = question;
+    view.turn.querySelector(".q").textContent = question;
+    run(chat.conversation, data, view);
+  }));
+  box.append(again, edit);
   return box;
 }
 
@@ -293,6 +314,6 @@ function actions(view, data) {
 function refreshActions() {
   const turns = [...document.querySelectorAll("#conversation .turn")];
   turns.forEach((turn, i) => {
-    for (const button of turn.querySelectorAll(".again, .retry")) button.hidden = i !== turns.length - 1;
+    for (const button of turn.querySelectorAll(".again, .retry, .edit")) button.hidden = i !== turns.length - 1;
   });
 }
