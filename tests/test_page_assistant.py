@@ -328,6 +328,9 @@ def test_the_desktop_panel_ends_on_screen_with_the_quote_in_view_and_abstract_ur
     link = page.locator("#panel-text a").first
     expect(link).to_have_attribute("href", re.compile(r"^https://anonymous\.4open\.science/r/RouterArena"))
     assert link.get_attribute("rel") == "noopener noreferrer nofollow"
+    page.goto(f"{server.url}/#paper=000_e3b5a0511f204a83%3A11")  # Tequila's abstract has LaTeX: shown as the Unicode the ingest made
+    expect(page.locator("#panel-text")).to_contain_text("3.0×")
+    assert "\\" not in page.locator("#panel-text").inner_text() and "$" not in page.locator("#panel-text").inner_text()
 
 
 def test_the_colours_can_be_chosen_beside_the_system_setting(server, browser):
@@ -453,3 +456,22 @@ def test_a_conversation_shared_as_a_file_opens_in_another_browser(server, browse
     finally:
         page.context.close()
         other.context.close()
+
+
+def test_a_dead_server_shows_in_a_status_line_that_stays_in_view(page_index, browser):
+    settings, index = page_index
+    live = LiveServer(create_app(settings, index=index))
+    page = open_page(browser, PHONE)
+    try:
+        page.goto(live.url)
+        for question in ("What is RouterArena?", "What is Tequila?"):
+            ask(page, question)
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        assert not in_view(page, "#status") or page.evaluate("scrollY") == 0
+        live.stop()
+        turn = ask(page, "What is GlobeDiff?")
+        expect(turn.locator(".answer.error")).to_contain_text("Cannot reach the service.")
+        expect(page.locator("#status")).to_have_text("The service cannot be reached. Trying again…")
+        assert in_view(page, "#status")  # pinned to the top of the screen while it cannot be reached
+    finally:
+        page.context.close()
