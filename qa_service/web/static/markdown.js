@@ -110,7 +110,10 @@ function quoted(lines, i) {
   if (!QUOTE.test(lines[i].line)) return null;
   const body = [];
   let j = i;
-  while (j < lines.length && QUOTE.test(lines[j].line)) body.push(cut(lines[j].src, lines[j].line.match(QUOTE)[1].length)), j++;
+  while (j < lines.length && QUOTE.test(lines[j].line)) {
+    body.push(cut(lines[j].src, lines[j].line.match(QUOTE)[1].length));
+    j++;
+  }
   return { block: { type: "quote", src: joinLines(body) }, next: j };
 }
 
@@ -186,7 +189,8 @@ export function renderInline(input, marker) {
     else {
       for (const n of markerNumbers(m[10])) {
         const node = marker(n);
-        node._at = [src.at[m.index], src.at[m.index + m[0].length]];
+        if (node.nodeType === Node.TEXT_NODE) node._at = src.at.slice(m.index, m.index + node.data.length + 1);
+        else node._at = [src.at[m.index], src.at[m.index + m[0].length]];
         out.push(node);
       }
     }

@@ -110,7 +110,7 @@ function splitText(node, which) {
     if (k < node.data.length && which(at[k]) === which(at[from])) continue;
     const piece = document.createTextNode(node.data.slice(from, k));
     piece._at = at.slice(from, k + 1);
-    out.push({ node: piece, s: /\S/.test(piece.data) || which(at[from]) >= 0 ? which(at[from]) : -1 });
+    out.push({ node: piece, s: which(at[from]) });
     from = k;
   }
   node.replaceWith(...out.map((u) => u.node));
