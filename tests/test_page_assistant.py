@@ -10,15 +10,31 @@ import threading
 
 import pytest
 
+from qa_service.answering.models import FakeModel
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ModelBusy
-from qa_service.answering.models import FakeModel
 from qa_service.store.index import Index
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
 from tests.pagekit import (  # noqa: F401 - fixtures
-    DESKTOP, PHONE, TEQUILA, LiveServer, ask, assert_clean, browser, expect, fake_server, gated, in_view, open_page,
-    page, page_index, phone, send, server, serve_model,
+    DESKTOP,
+    PHONE,
+    TEQUILA,
+    LiveServer,
+    ask,
+    assert_clean,
+    browser,
+    expect,
+    fake_server,
+    gated,
+    in_view,
+    open_page,
+    page,
+    page_index,
+    phone,
+    send,
+    serve_model,
+    server,
 )
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -4,8 +4,8 @@ names (a label or a title's word before its colon that looks like a name) or, fa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..records import Paper
 
