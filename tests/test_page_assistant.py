@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +103,10 @@ def test_each_sentence_shows_its_check_with_words_an_icon_and_its_reason(page_in
             for selector in (".answer .cite", ".answer .verdict"):
                 box = turn.locator(selector).first.bounding_box()
                 assert box["width"] >= 24 and box["height"] >= 24, selector
+        with device.expect_download() as download:  # the export says what to check too
+            device.click("#export")
+        markdown = Path(download.value.path()).read_text(encoding="utf-8")
+        assert f"{MIXED}\n\n_Check before relying on it: 2 sentences are not confirmed by the cited abstracts (marked ?)._" in markdown
         marks.nth(0).click()  # a mark opens the quote that backs its sentence
         expect(device.locator("#panel-title")).to_have_text("Tequila")
         expect(device.locator("#panel-text mark")).to_contain_text("we propose Tequila, a trapping-free quantization optimization method")

@@ -5,6 +5,7 @@
 import { announce, el } from "./dom.js";
 import { describeScope } from "./scope.js";
 import * as store from "./store.js";
+import { summarize } from "./verdicts.js";
 
 const SHARED = "qa-service conversation";  // the `format` of a shared conversation file
 
@@ -67,6 +68,8 @@ export function conversationAsMarkdown(conversation) {
       continue;
     }
     out.push(final.answer.trim());
+    const check = summarize(final.sentences, final.issues);
+    if (check) out.push("", `_${check}_`);
     const cited = citedSources(final);
     if (cited.length) {
       out.push("", "Sources:", "");
