@@ -47,7 +47,8 @@ FORMATTED = ("Tequila offers:\n\n- a trapping-free quantization optimization met
 
 def tip(page, selector: str) -> str:
     """The reason a verdict mark shows on hover or focus (drawn by CSS from its data-tip)."""
-    return page.evaluate("(s) => getComputedStyle(document.querySelector(s), '::after').content", selector)
+    return page.evaluate("(s) => { const after = getComputedStyle(document.querySelector(s), '::after');"
+                         " return after.display === 'none' ? 'none' : after.content; }", selector)
 
 
 @pytest.fixture
@@ -93,6 +94,8 @@ def test_each_sentence_shows_its_check_with_words_an_icon_and_its_reason(page_in
         assert "Not confirmed: the cited abstracts do not confirm it." in tip(device, ".answer .verdict:hover")
         marks.nth(2).focus()
         assert "cites no source" in tip(device, ".answer .verdict:focus")
+        device.keyboard.press("Escape")  # dismissible without moving focus
+        assert tip(device, ".answer .verdict:focus") == "none"
         assert device.evaluate("document.documentElement.scrollWidth") <= device.viewport_size["width"]
         names = [turn.locator(".answer .cite").nth(i).get_attribute("aria-label") for i in range(2)]
         assert names == ["Source 1: Tequila, cited by sentence 1", "Source 1: Tequila, cited by sentence 2"]

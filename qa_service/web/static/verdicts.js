@@ -155,9 +155,14 @@ function markFor(sentence, i, seen, pieces, open, cited) {
   });
   const hot = (on) => { for (const piece of pieces) piece.classList.toggle("hot", on); };
   mark.addEventListener("pointerenter", () => { place(mark); hot(true); });
-  mark.addEventListener("pointerleave", () => hot(false));
+  mark.addEventListener("pointerleave", () => { hot(false); mark.classList.remove("quiet"); });
   mark.addEventListener("focus", () => { place(mark); hot(true); });
-  mark.addEventListener("blur", () => hot(false));
+  mark.addEventListener("blur", () => { hot(false); mark.classList.remove("quiet"); });
+  mark.addEventListener("keydown", (event) => {  // Esc hides the reason (WCAG 1.4.13), before it closes anything else
+    if (event.key !== "Escape" || mark.classList.contains("quiet")) return;
+    event.stopPropagation();
+    mark.classList.add("quiet");
+  });
   if (quote && open && quote.end > quote.start) mark.addEventListener("click", () => open(quote, mark));
   return mark;
 }
