@@ -15,13 +15,18 @@ import * as store from "./store.js";
 const PARTIAL_MARKER = /\[[\d\s,–-]*$/;  // a marker still being written: wait for its "]"
 const limits = { historyTurns: 20, historyChars: 4000 };
 
-const chat = { conversation: store.newConversation(), controller: null, seq: 0, follow: true, openPaper: null, openedMidStream: null };
+const chat = { conversation: store.newConversation(), controller: null, seq: 0, follow: true, openPaper: null, openedMidStream: null, leaving: false };
 
 // `openPaper(id, span, findOpener)` is how a citation opens the abstract panel.
 export function initChat(openPaper, serverLimits) {
   chat.openPaper = openPaper;
   Object.assign(limits, serverLimits || {});
   window.addEventListener("scroll", followOrNot, { passive: true });
+  window.addEventListener("pagehide", () => {  // a reload keeps what was written, marked as cut on the next load
+    chat.leaving = true;
+    if (isBusy()) store.saveConversation(chat.conversation);
+  });
+  window.addEventListener("pageshow", () => { chat.leaving = false; });  // back from the page cache
   const saved = store.currentId() && store.getConversation(store.currentId());
   if (saved) {
     showConversation(saved);
@@ -83,7 +88,7 @@ async function run(conversation, data, view, auto = false) {
   chat.follow = true;
   view.turn.scrollIntoView({ block: "nearest" });
   let text = "";
-  let saved = Date.now();
+  let saving = null;
   try {
     const final = await streamAnswer(data.question, historyBefore(conversation, data), {
       sources: (event) => {
@@ -98,10 +103,7 @@ async function run(conversation, data, view, auto = false) {
         data.partial = text;
         view.answer.classList.add("streaming");
         renderMarkdown(view.answer, text.replace(PARTIAL_MARKER, ""), markerFor(view, data, openFrom));
-        if (Date.now() - saved > SAVE_EVERY_MS) {
-          store.saveConversation(conversation);
-          saved = Date.now();
-        }
+        saving = saving || setTimeout(() => { saving = null; store.saveConversation(conversation); }, SAVE_EVERY_MS);
         follow();
       },
     }, controller.signal, data.scope || {});
@@ -110,7 +112,9 @@ async function run(conversation, data, view, auto = false) {
     drawDone(view, data);
     highlightOpened(view, data);
   } catch (err) {
-    if (err.name === "AbortError") {
+    if (chat.leaving) {
+      data.status = "pending";  // the page is going away: not an error of the service
+    } else if (err.name === "AbortError") {
       data.status = "stopped";
       renderStopped(view, data);
     } else {
@@ -120,6 +124,7 @@ async function run(conversation, data, view, auto = false) {
       renderError(view, data, conversation);
     }
   } finally {
+    clearTimeout(saving);
     step.remove();
     view.answer.setAttribute("aria-busy", "false");
     store.saveConversation(conversation);
