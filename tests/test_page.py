@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # headless Chromium
 
 def test_ask_read_citations_and_open_the_abstract(server, page):
     page.goto(server.url)
-    expect(page.locator("#status")).to_contain_text("offline extractive mode · 20 papers · indexed")
+    expect(page.locator("#status")).to_contain_text("Answers quote the abstracts directly — no AI model is configured · 20 papers · indexed")
     with page.expect_response(lambda r: r.url.endswith("/api/ask/stream")) as streamed:
         turn = ask(page, "How much faster is inference with Tequila?")
     assert streamed.value.headers["content-type"].startswith("text/event-stream")

@@ -22,6 +22,7 @@ from ..store.filters import MetadataFilter, filters_from_query, parse_filters
 from ..store.index import Index
 from ..inputs import history_turns, k_value, paper_filter, question_text
 from ..answering.models import ChatModel
+from .examples import example_questions
 from .openapi import openapi_spec
 from .paging import cut, page_request
 from ..records import IndexStats, Turn
@@ -193,6 +194,14 @@ def matching_sentence(text: str, query: str) -> str:
         if start <= at < end:
             return text[start:end]
     return text
+
+
+@api.get("/api/examples")
+def examples() -> Any:
+    """Questions the page offers on a first visit, drawn from the papers of the corpora (?corpus=, default every one)."""
+    scope = open_scope(query_corpora(), MetadataFilter())
+    papers = [(part.name, p) for part in scope.parts for p in part.index.list_papers(with_text=False)]
+    return jsonify(examples=[e.to_dict() for e in example_questions(papers)])
 
 
 @api.get("/api/papers/<path:paper_id>")

@@ -99,6 +99,9 @@ def openapi_spec(settings: Settings, corpora: list[str] | None = None) -> dict[s
         "/api/corpora": {"get": {"operationId": "listCorpora", "summary": "The corpora, with the years and venues of their papers",
             **security, "parameters": [corpus_parameter(corpora)],
             "responses": {"200": _json({"$ref": "#/components/schemas/CorpusList"}, "Corpora"), **api, **_errors(400, 404, 414)}}},
+        "/api/examples": {"get": {"operationId": "listExamples", "summary": "Example questions drawn from the papers' names or titles",
+            **security, "parameters": [corpus_parameter(corpora)],
+            "responses": {"200": _json({"$ref": "#/components/schemas/ExampleList"}, "Examples"), **api, **_errors(400, 404, 414)}}},
         "/api/papers": {"get": {"operationId": "listPapers", "summary": "The indexed papers, optionally filtered", **security,
             "parameters": [{"name": "q", "in": "query", "required": False, "description": "Part of an id, label or title",
                             "schema": {"type": "string", "maxLength": settings.max_filter_chars}},
@@ -215,6 +218,9 @@ def _schemas() -> dict:
             "type": "object", "required": ["name", "default", "papers", "version", "embedding_model"], "properties": {
                 "name": string, "default": boolean, "papers": integer, "chunks": integer, "version": nullable_string,
                 "built_at": nullable_string, "embedding_model": nullable_string, "years": counts, "venues": counts}}}}},
+        "ExampleList": {"type": "object", "required": ["examples"], "properties": {"examples": {"type": "array", "items": {
+            "type": "object", "required": ["question", "paper_id", "corpus"], "properties": {
+                "question": string, "paper_id": string, "corpus": string}}}}},
         "Paper": {"type": "object", "required": ["id", "label", "text", "abstract"], "properties": {
             "id": string, "label": string, "title": string, "text": string, "abstract": string, "source": string, "corpus": string,
             "authors": {"type": "array", "items": string}, "keywords": {"type": "array", "items": string},

@@ -2,7 +2,9 @@
 // stream, and the status line, which must say so when the service cannot be reached.
 "use strict";
 
-const STATUS_EVERY_MS = 30_000;   // re-check what answers now and then, so a dead server shows
+import { ServiceError, explain, responseError } from "./errors.js";
+
+const STATUS_EVERY_MS = 10_000;   // re-check what answers now and then, so a dead server shows within seconds
 const OFFLINE_RETRY_MS = 3_000;   // while unreachable, look again soon so recovery shows quickly
 
 const auth = { key: sessionStorage.getItem("qa-api-key") || "", waiting: null };
@@ -58,11 +60,21 @@ export async function getJSON(url, options = {}) {
     response = await authorizedFetch(url, { ...options, headers: { Accept: "application/json" } });
   } catch (err) {
     if (err.name === "AbortError") throw err;
-    throw new Error("cannot reach the service; check that it is running");
+    throw new ServiceError("Cannot reach the service.", { kind: "network" });
   }
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new Error((body && body.error && body.error.message) || `HTTP ${response.status}`);
-  return body;
+  if (!response.ok) throw await responseError(response);
+  return response.json();
+}
+
+// One paper (title, authors, year, venue, url, text), fetched once per page load.
+const papers = new Map();
+export function paperById(id) {
+  if (!papers.has(id)) {
+    const loading = getJSON(`/api/papers/${encodeURIComponent(id)}`);
+    papers.set(id, loading);
+    loading.catch(() => papers.delete(id));  // a failure is not remembered: the next look asks again
+  }
+  return papers.get(id);
 }
 
 // --- the status line ----------------------------------------------------------------------
@@ -79,9 +91,10 @@ export async function loadStatus() {
   status.classList.remove("offline");
   if (info.auth_required && !auth.key) askForKey();
   if (info.error) {
-    status.textContent = `The service is up but cannot answer yet: ${info.error.message}`;
+    status.textContent = `The service is running but cannot answer yet: ${explain(info.error).title}`;
   } else {
-    const mode = info.model === "extractive" ? "offline extractive mode" : `model: ${info.model}`;
+    const mode = info.model === "extractive" ? "Answers quote the abstracts directly — no AI model is configured"
+      : `Answers written by ${info.model}, each sentence checked against the abstracts`;
     const built = info.index.built_at ? `indexed ${info.index.built_at.replace("T", " ").replace("Z", " UTC")}` : "not indexed yet";
     const corpora = info.corpora && info.corpora.length > 1 ? ` in ${info.corpora.length} corpora` : "";
     status.textContent = `${mode} · ${info.index.papers} papers${corpora} · ${built}`;
@@ -124,12 +137,9 @@ export async function streamAnswer(question, history, handlers, signal, scope = 
     });
   } catch (err) {
     if (err.name === "AbortError") throw err;
-    throw new Error("Cannot reach the service. Check your connection and that the server is running.");
+    throw new ServiceError("Cannot reach the service.", { kind: "network" });
   }
-  if (!response.ok) {
-    const body = await response.json().catch(() => null);
-    throw new Error((body && body.error && body.error.message) || `The server answered HTTP ${response.status}.`);
-  }
+  if (!response.ok) throw await responseError(response);
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -140,7 +150,7 @@ export async function streamAnswer(question, history, handlers, signal, scope = 
     } catch (err) {
       if (err.name === "AbortError" || (signal && signal.aborted)) throw abortError();
       loadStatus();
-      throw new Error("The connection broke before the answer was complete. Try again.");
+      throw new ServiceError("the stream was cut", { kind: "cut" });
     }
     if (chunk.done) break;
     buffer += decoder.decode(chunk.value, { stream: true });
@@ -152,10 +162,10 @@ export async function streamAnswer(question, history, handlers, signal, scope = 
       if (event.type === "sources") handlers.sources(event.data);
       else if (event.type === "delta") handlers.delta(event.data.text);
       else if (event.type === "final") return event.data;
-      else if (event.type === "error") throw new Error(event.data.error.message);
+      else if (event.type === "error") throw new ServiceError(event.data.error.message, { code: event.data.error.code || "" });
     }
   }
-  throw new Error("The answer stopped before it was complete. Try again.");
+  throw new ServiceError("the stream ended before its final event", { kind: "cut" });
 }
 
 function abortError() {

@@ -6,11 +6,12 @@
 import { loadStatus, watchConnection } from "./api.js";
 import { filterPapers, resetBrowse } from "./browse.js";
 import * as chat from "./chat.js";
-import { announce, el, isTyping } from "./dom.js";
-import { hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
+import { announce, isTyping } from "./dom.js";
+import { fitToScreen, hidePanel, isPanelOpen, rememberOpener, showPaper } from "./panel.js";
 import { initScope } from "./scope.js";
-import { exportConversation } from "./share.js";
-import * as store from "./store.js";
+import { exportConversation, openSharedFile, shareConversation } from "./share.js";
+import { dropUndo, renderPast as renderPastList } from "./past.js";
+import { showExamples } from "./welcome.js";
 
 const COUNT_FROM = 0.8;  // show the character counter from this share of the limit on
 const VIEWS = ["ask", "browse", "history"];
@@ -56,6 +57,7 @@ function applyRoute() {
     hidePanel(route.view === "browse" ? $("paper-filter") : $("question"));
   }
   if (route.view === "history") renderPast();
+  else dropUndo();
 }
 
 function setView(name) {
@@ -121,30 +123,44 @@ function newConversation() {
 }
 
 // --- past conversations -------------------------------------------------------------------
+const pastActions = {
+  open: (conversation) => {
+    chat.showConversation(conversation);
+    go({ view: "ask" });
+    $("question").focus();
+  },
+  current: () => chat.currentConversation().id,
+  forget: () => chat.startNew(),
+};
+
 function renderPast() {
-  const all = store.listConversations();
-  const current = chat.currentConversation().id;
-  $("past-count").textContent = all.length ? `${all.length} kept in this browser.` : "No past conversations yet: ask a question and it is kept here.";
-  $("past-list").replaceChildren(...all.map((c) => {
-    const when = new Date(c.updated).toLocaleString("en", { dateStyle: "medium", timeStyle: "short" });
-    const open = el("button", { type: "button", class: "past-open", text: c.title || "Untitled" });
-    open.addEventListener("click", () => {
-      chat.showConversation(store.getConversation(c.id) || c);
-      go({ view: "ask" });
-      $("question").focus();
-    });
-    const remove = el("button", { type: "button", class: "secondary delete", text: "Delete", "aria-label": `Delete conversation: ${c.title}` });
-    remove.addEventListener("click", () => {
-      store.deleteConversation(c.id);
-      if (c.id === current) chat.startNew();
-      renderPast();
-      announce("Conversation deleted.");
-      $("past-list").querySelector("button") ? $("past-list").querySelector("button").focus() : $("tab-history").focus();
-    });
-    const plural = c.turns.length === 1 ? "question" : "questions";
-    return el("li", { class: c.id === current ? "current" : null }, open,
-      el("span", { class: "past-meta", text: ` ${c.turns.length} ${plural} · ${when}${c.id === current ? " · open now" : ""}` }), " ", remove);
-  }));
+  renderPastList(pastActions);
+}
+
+// --- colours: the system's, or light or dark as chosen here ----------------------------------
+const THEMES = ["system", "light", "dark"];
+function applyTheme(theme) {
+  if (theme === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  const button = $("theme");
+  button.textContent = `Colours: ${theme}`;
+  button.title = "Change the colours: as the system sets them, light or dark";
+}
+
+function nextTheme() {
+  const now = localStorage.getItem("qa-theme") || "system";
+  const next = THEMES[(THEMES.indexOf(now) + 1) % THEMES.length];
+  localStorage.setItem("qa-theme", next);
+  applyTheme(next);
+  announce(`Colours: ${next}.`);
+}
+
+function askExample(question) {
+  if (chat.isBusy()) return;
+  $("question").value = "";
+  updateCounter();
+  chat.ask(question);
+  $("question").focus();
 }
 
 // --- keyboard shortcuts -------------------------------------------------------------------
@@ -185,6 +201,15 @@ function init() {
   $("stop").addEventListener("click", () => { chat.stop(); box.focus(); });
   $("new-conversation").addEventListener("click", newConversation);
   $("export").addEventListener("click", () => exportConversation(chat.currentConversation()));
+  $("share").addEventListener("click", () => shareConversation(chat.currentConversation()));
+  $("open-shared").addEventListener("change", async () => {
+    const file = $("open-shared").files[0];
+    $("open-shared").value = "";
+    if (!file) return;
+    const opened = await openSharedFile(file);
+    $("shared-error").textContent = opened.error || "";
+    if (opened.conversation) pastActions.open(opened.conversation);
+  });
   $("panel-close").addEventListener("click", closePanel);
   for (const view of VIEWS) {
     $(`tab-${view}`).addEventListener("click", (event) => {
@@ -192,6 +217,7 @@ function init() {
       go({ view, paper: null, span: null });
     });
   }
+  $("past-filter").addEventListener("input", renderPast);
   $("paper-filter").addEventListener("input", () => {
     const q = $("paper-filter").value;
     history.replaceState(null, "", routeUrl({ ...readRoute(), q }));
@@ -201,9 +227,17 @@ function init() {
   singleKeys.checked = localStorage.getItem("qa-single-keys") !== "off";
   singleKeys.addEventListener("change", () => localStorage.setItem("qa-single-keys", singleKeys.checked ? "on" : "off"));
   document.addEventListener("keydown", shortcuts);
+  window.addEventListener("scroll", fitToScreen, { passive: true });
+  window.addEventListener("resize", fitToScreen);
   window.addEventListener("popstate", applyRoute);
   window.addEventListener("hashchange", applyRoute);
-  window.addEventListener("storage", (event) => { if (event.key && event.key.startsWith("qa-conv") && readRoute().view === "history") renderPast(); });
+  window.addEventListener("storage", (event) => {
+    if (!event.key || !event.key.startsWith("qa-conv")) return;
+    chat.syncFromOtherTabs();
+    if (readRoute().view === "history") renderPast();
+  });
+  applyTheme(THEMES.includes(localStorage.getItem("qa-theme")) ? localStorage.getItem("qa-theme") : "system");
+  $("theme").addEventListener("click", nextTheme);
   watchConnection();
   chat.initChat(openPaper);
   loadStatus().then((info) => {
@@ -213,6 +247,7 @@ function init() {
       updateCounter();
     }
     initScope();  // after the status: a service that needs a key has asked for it once
+    showExamples(askExample);
   });
   resetBrowse();
   applyRoute();

@@ -2,28 +2,43 @@
 // markers), stopping and asking again; kept in this browser across reloads.
 "use strict";
 
+import { markerFor, renderFinal, showRetrieved, showSearched } from "./answer.js";
 import { streamAnswer } from "./api.js";
 import { el } from "./dom.js";
+import { editQuestion } from "./edit.js";
+import { countdown, errorNodes, explain } from "./errors.js";
 import { renderMarkdown } from "./markdown.js";
-import { currentScope, describeScope } from "./scope.js";
-import { citedSources, copyAnswer } from "./share.js";
+import { currentScope } from "./scope.js";
+import { copyAnswer } from "./share.js";
 import * as store from "./store.js";
 
 const PARTIAL_MARKER = /\[[\d\s,–-]*$/;  // a marker still being written: wait for its "]"
 const limits = { historyTurns: 20, historyChars: 4000 };
 
-const chat = { conversation: store.newConversation(), controller: null, seq: 0, follow: true, openPaper: null };
+const chat = { conversation: store.newConversation(), controller: null, seq: 0, follow: true, openPaper: null, openedMidStream: null, leaving: false };
 
 // `openPaper(id, span, findOpener)` is how a citation opens the abstract panel.
 export function initChat(openPaper, serverLimits) {
   chat.openPaper = openPaper;
   Object.assign(limits, serverLimits || {});
   window.addEventListener("scroll", followOrNot, { passive: true });
+  window.addEventListener("pagehide", () => {  // a reload keeps what was written, marked as cut on the next load
+    chat.leaving = true;
+    if (isBusy()) store.saveConversation(chat.conversation);
+  });
+  window.addEventListener("pageshow", () => { chat.leaving = false; });  // back from the page cache
   const saved = store.currentId() && store.getConversation(store.currentId());
   if (saved) {
     showConversation(saved);
     follow();  // back where the conversation ends, as before the reload
   }
+}
+
+// Another tab saved this conversation: show what it added (not while an answer is written here; it is merged on save).
+export function syncFromOtherTabs() {
+  if (isBusy() || !chat.conversation.turns.length) return;
+  const copy = { ...chat.conversation, turns: [...chat.conversation.turns] };
+  if (store.mergeFromStorage(copy)) showConversation(copy);
 }
 
 export function setLimits(serverLimits) {
@@ -41,7 +56,8 @@ export function currentConversation() {
 // --- asking -------------------------------------------------------------------------------
 export function ask(question) {
   if (isBusy()) return false;
-  const data = { question, status: "pending", scope: currentScope() };
+  syncFromOtherTabs();  // a question another tab asked here comes first, and goes into the history
+  const data = { id: store.newTurnId(), at: Date.now(), question, status: "pending", scope: currentScope() };
   chat.conversation.turns.push(data);
   store.setCurrentId(chat.conversation.id);
   store.saveConversation(chat.conversation);
@@ -57,23 +73,28 @@ function historyBefore(conversation, data) {
   return messages.slice(-limits.historyTurns).map((m) => ({ ...m, content: m.content.slice(0, limits.historyChars) }));
 }
 
-async function run(conversation, data, view) {
+const SAVE_EVERY_MS = 500;  // a streaming answer is saved this often, so a reload keeps what was written
+
+// Ask (or ask again) the question of `data`; `auto` when the page retries on its own after a wait.
+async function run(conversation, data, view, auto = false) {
   const controller = new AbortController();
   chat.controller = controller;
   setBusy(true);
-  Object.assign(data, { status: "pending", final: null, partial: "", error: "", sources: null });
+  Object.assign(data, { status: "pending", final: null, partial: "", error: "", problem: null, sources: null, retried: auto });
+  store.saveConversation(conversation);  // asked (or edited) and pending: a reload shows it so
   resetTurn(view);
   const step = el("p", { class: "step", role: "status", text: "Searching the abstracts…" });
   view.answer.before(step);
   chat.follow = true;
   view.turn.scrollIntoView({ block: "nearest" });
   let text = "";
+  let saving = null;
   try {
     const final = await streamAnswer(data.question, historyBefore(conversation, data), {
       sources: (event) => {
         data.sources = event.sources;
         showSearched(view, data.question, event.question);
-        showRetrieved(view, data);
+        showRetrieved(view, data, openFrom);
         step.textContent = "Writing the answer…";
         follow();
       },
@@ -81,33 +102,67 @@ async function run(conversation, data, view) {
         text += piece;
         data.partial = text;
         view.answer.classList.add("streaming");
-        renderMarkdown(view.answer, text.replace(PARTIAL_MARKER, ""), markerFor(view, data));
+        renderMarkdown(view.answer, text.replace(PARTIAL_MARKER, ""), markerFor(view, data, openFrom));
+        saving = saving || setTimeout(() => { saving = null; store.saveConversation(conversation); }, SAVE_EVERY_MS);
         follow();
       },
     }, controller.signal, data.scope || {});
     data.status = "done";
     data.final = final;
-    renderFinal(view, data);
+    drawDone(view, data);
+    highlightOpened(view, data);
   } catch (err) {
-    if (err.name === "AbortError") {
+    if (chat.leaving) {
+      data.status = "pending";  // the page is going away: not an error of the service
+    } else if (err.name === "AbortError") {
       data.status = "stopped";
       renderStopped(view, data);
     } else {
       data.status = "error";
-      data.error = err.message;
-      renderError(view, data);
+      data.problem = explain(err);
+      data.error = `${data.problem.title} ${data.problem.advice}`.trim();
+      renderError(view, data, conversation);
     }
   } finally {
+    clearTimeout(saving);
     step.remove();
     view.answer.setAttribute("aria-busy", "false");
     store.saveConversation(conversation);
     if (chat.controller === controller) {
       chat.controller = null;
       setBusy(false);
+      if (conversation === chat.conversation && document.querySelectorAll("#conversation .turn").length !== conversation.turns.length) {
+        showConversation(conversation);  // another tab asked here meanwhile: its questions were merged on save
+      }
       refreshActions();
       follow();
     }
   }
+}
+
+function drawDone(view, data) {
+  renderFinal(view, data, openFrom);
+  view.turn.append(actions(view, data));
+}
+
+// A citation opened while the answer was still written had no quote to mark: mark it now.
+function highlightOpened(view, data) {
+  const opened = chat.openedMidStream;
+  chat.openedMidStream = null;
+  if (!opened || opened.view !== view || !document.getElementById("panel").dataset.paper) return;
+  if (document.getElementById("panel").dataset.paper !== opened.paperId) return;
+  const cite = view.answer.querySelector(`.cite[data-n="${opened.n}"][data-k="${opened.k}"]`) || view.answer.querySelector(`.cite[data-n="${opened.n}"]`);
+  const queue = data.final.citations.filter((c) => c.n === opened.n);
+  const citation = queue[Math.min(opened.k, queue.length - 1)];
+  if (cite && citation && citation.end > citation.start) chat.openPaper(opened.paperId, [citation.start, citation.end], () => cite);
+}
+
+function openFrom(view, button, paperId, span, selector) {
+  const turn = view.turn;
+  if (!span && button.classList.contains("cite") && !view.data.final) {
+    chat.openedMidStream = { view, paperId, n: Number(button.dataset.n), k: Number(button.dataset.k) };
+  }
+  chat.openPaper(paperId, span, () => (button.isConnected ? button : selector && turn.querySelector(selector)));
 }
 
 // Stop the answer being written: the request is aborted, so the server stops working on it.
@@ -135,11 +190,12 @@ export function showConversation(conversation) {
   for (const data of conversation.turns) {
     const view = addTurn(data);
     if (data.status === "done") {
-      if (data.final.sources && !data.final.insufficient_evidence) showRetrieved(view, { ...data, sources: data.final.sources });
-      renderFinal(view, data);
-    } else if (data.status === "error") renderError(view, data);
+      if (data.final.sources && !data.final.insufficient_evidence) showRetrieved(view, { ...data, sources: data.final.sources }, openFrom);
+      drawDone(view, data);
+    } else if (data.status === "error") renderError(view, data, conversation, false);
     else {
-      data.status = "stopped";  // a reload cut it short
+      if (data.status === "pending") data.cut = true;  // the page was closed or reloaded while it was written
+      data.status = "stopped";
       renderStopped(view, data);
     }
     view.answer.setAttribute("aria-busy", "false");
@@ -160,6 +216,7 @@ function setBusy(busy) {
 
 function updateExport() {
   document.getElementById("export").disabled = !chat.conversation.turns.length;
+  document.getElementById("share").disabled = !chat.conversation.turns.length;
 }
 
 // --- following the answer -----------------------------------------------------------------
@@ -195,112 +252,41 @@ function resetTurn(view) {
   for (const old of view.turn.querySelectorAll(".searched, .scope-used, .retrieved, .sources, .warnings, .did-you-mean, .meta, .turn-actions, .stopped")) old.remove();
 }
 
-function showSearched(view, asked, searched) {
-  if (!searched || searched.trim().toLowerCase() === asked.trim().toLowerCase() || view.turn.querySelector(".searched")) return;
-  view.turn.querySelector(".q").after(el("p", { class: "searched" }, el("span", { class: "label", text: "Searched as: " }), searched));
-}
-
-// The papers retrieved for the question, shown before the answer is written.
-function showRetrieved(view, data) {
-  if (!data.sources || !data.sources.length) return;
-  const items = data.sources.map((s) => el("li", {}, el("button", {
-    type: "button", class: "retrieved-open", text: `[${s.n}] ${s.label}`, title: s.paper_id,
-    onclick: (event) => openFrom(view, event.currentTarget, s.paper_id, null, `.retrieved-open[data-n="${s.n}"]`),
-    "data-n": s.n,
-  })));
-  const box = el("div", { class: "retrieved" }, el("p", { class: "label", id: `ret-${view.id}`, text: `Searched ${data.sources.length} abstracts:` }),
-    el("ol", { "aria-labelledby": `ret-${view.id}` }, ...items));
-  view.answer.before(box);
-}
-
-// A citation marker: a button that opens the cited abstract at the quoted sentence.
-function markerFor(view, data) {
-  return (n, k) => {
-    const source = sourceOf(data, n);
-    if (!source) return document.createTextNode(`[${n}]`);
-    const label = `Source ${n}: ${source.label}`;
-    return el("button", {
-      type: "button", class: "cite", text: `[${n}]`, "aria-label": label, title: label, "data-n": n, "data-k": k,
-      onclick: (event) => {
-        const citation = citationOf(data, n, k);
-        const span = citation && citation.end > citation.start ? [citation.start, citation.end] : null;
-        openFrom(view, event.currentTarget, source.paper_id, span, `.answer .cite[data-n="${n}"][data-k="${k}"]`);
-      },
-    });
-  };
-}
-
-function sourceOf(data, n) {
-  const sources = (data.final && data.final.sources) || data.sources || [];
-  return sources.find((s) => s.n === n) || (data.final && data.final.citations.find((c) => c.n === n)) || null;
-}
-
-function citationOf(data, n, k) {
-  if (!data.final) return null;
-  const queue = data.final.citations.filter((c) => c.n === n);
-  return queue.length ? queue[Math.min(k, queue.length - 1)] : null;
-}
-
-function openFrom(view, button, paperId, span, selector) {
-  const turn = view.turn;
-  chat.openPaper(paperId, span, () => (button.isConnected ? button : turn.querySelector(selector)));
-}
-
-function renderFinal(view, data) {
-  const { turn, answer } = view;
-  const final = data.final;
-  answer.className = "answer";
-  if (final.refusal_reason === "no_match") {  // the filters left no paper: not the same as an unanswered question
-    answer.classList.add("refusal");
-    answer.replaceChildren(el("p", {}, el("strong", { text: "No paper matches these filters." }),
-      " Remove a filter or choose another corpus."));
-  } else if (final.insufficient_evidence) {
-    answer.classList.add("refusal");
-    answer.replaceChildren(el("p", {}, el("strong", { text: "The abstracts don't answer this." }),
-      final.refusal_explanation ? ` ${final.refusal_explanation}` : null));
-  } else {
-    renderMarkdown(answer, final.answer, markerFor(view, data));
-  }
-  showSearched(view, final.asked || data.question, final.question);
-  const within = describeScope(final, data.scope);
-  if (within) answer.before(el("p", { class: "scope-used" }, el("span", { class: "label", text: "Searched within: " }), within));
-  const cited = citedSources(final);
-  if (cited.length) {
-    const list = el("ol", { class: "sources", "aria-label": "Cited sources" });
-    const several = (final.corpora || []).length > 1;
-    for (const { n, citations } of cited) list.append(sourceEntry(view, n, citations, several));
-    turn.append(list);
-  }
-  if (final.warnings && final.warnings.length) turn.append(el("p", { class: "warnings", text: `Check: ${final.warnings.join("; ")}` }));
-  if (final.did_you_mean && final.did_you_mean.length) turn.append(el("p", { class: "did-you-mean", text: `Did you mean ${final.did_you_mean.join(" or ")}?` }));
-  const verdict = final.insufficient_evidence ? "no answer given"
-    : final.grounded ? "every sentence cited and supported" : "not fully supported by the sources";
-  turn.append(el("p", { class: "meta", text: `${final.model} · ${verdict} · ${Math.round(final.timings_ms.total)} ms` }));
-  turn.append(actions(view, data));
-}
-
-function sourceEntry(view, n, citations, several) {
-  const first = citations.find((c) => c.supported) || citations[0];
-  const allSupported = citations.every((c) => c.supported);
-  const mark = allSupported ? el("span", { class: "mark-ok", text: "✓ supported by this abstract" })
-    : el("span", { class: "mark-bad", text: citations.some((c) => c.supported) ? "✗ partly not supported by this abstract" : "✗ not supported by this abstract" });
-  const open = el("button", { type: "button", class: "source-open", text: `[${n}] ${first.label}`, "data-n": n,
-    onclick: (event) => openFrom(view, event.currentTarget, first.paper_id, [first.start, first.end], `.source-open[data-n="${n}"]`) });
-  const quotes = el("ul", { class: "quotes" }, ...citations.map((c) => el("li", { class: c.supported ? "quote" : "quote unsupported", text: `“${c.quote}”` })));
-  const id = several && first.corpus ? `${first.paper_id} · ${first.corpus}` : first.paper_id;
-  return el("li", { id: `src-${view.id}-${n}` }, open, " ", el("span", { class: "paper-id", text: id }), " ", mark, quotes);
-}
-
 function renderStopped(view, data) {
   view.answer.classList.remove("streaming");
-  if (data.partial) renderMarkdown(view.answer, data.partial.replace(PARTIAL_MARKER, ""), markerFor(view, data));
-  view.answer.after(el("p", { class: "stopped", text: data.partial ? "Stopped before the answer was complete." : "Stopped before any answer was written." }));
+  if (data.partial) renderMarkdown(view.answer, data.partial.replace(PARTIAL_MARKER, ""), markerFor(view, data, openFrom));
+  const said = data.cut ? "Cut short: the page was closed or reloaded before the answer was complete."
+    : data.partial ? "Stopped before the answer was complete." : "Stopped before any answer was written.";
+  view.answer.after(el("p", { class: "stopped", text: said }));
   view.turn.append(actions(view, data));
 }
 
-function renderError(view, data) {
+// The error in plain words; a wait the server named is counted down, then the question is asked
+// again once on its own (`live`: only for an error that just happened, not one shown after a reload).
+function renderError(view, data, conversation, live = true) {
+  const problem = data.problem || { title: "Something went wrong.", advice: data.error, detail: "", wait: 0 };
   view.answer.className = "answer error";
-  view.answer.replaceChildren(el("p", {}, el("strong", { text: "Something went wrong. " }), data.error));
+  view.answer.replaceChildren(...errorNodes(problem));
+  if (live && problem.wait && !data.retried) {
+    const line = el("p", { class: "wait" });
+    const cancel = el("button", { type: "button", class: "secondary", text: "Don't ask again" });
+    const box = el("div", { class: "turn-actions waiting" }, line, cancel);
+    view.turn.append(box);
+    const stopCounting = countdown(line, problem.wait, () => {
+      box.remove();
+      if (!isBusy() && data.status === "error") run(conversation, data, view, true);
+      else view.turn.append(actions(view, data));
+    });
+    cancel.addEventListener("click", () => {
+      stopCounting();
+      box.remove();
+      data.retried = true;
+      view.turn.append(actions(view, data));
+      refreshActions();
+      view.turn.querySelector(".retry").focus();
+    });
+    return;
+  }
   view.turn.append(actions(view, data));
 }
 
@@ -318,7 +304,14 @@ function actions(view, data) {
     if (isBusy()) return;
     run(chat.conversation, data, view);
   });
-  box.append(again);
+  const edit = el("button", { type: "button", class: "secondary edit", text: "Edit question" });
+  edit.addEventListener("click", () => editQuestion(view, (question) => {
+    if (isBusy()) return;
+    data.question = question;
+    view.turn.querySelector(".q").textContent = question;
+    run(chat.conversation, data, view);
+  }));
+  box.append(again, edit);
   return box;
 }
 
@@ -326,6 +319,6 @@ function actions(view, data) {
 function refreshActions() {
   const turns = [...document.querySelectorAll("#conversation .turn")];
   turns.forEach((turn, i) => {
-    for (const button of turn.querySelectorAll(".again, .retry")) button.hidden = i !== turns.length - 1;
+    for (const button of turn.querySelectorAll(".again, .retry, .edit")) button.hidden = i !== turns.length - 1;
   });
 }

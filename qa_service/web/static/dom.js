@@ -42,3 +42,18 @@ export function announce(message) {
 export function isTyping(target) {
   return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 }
+
+const URL_IN_TEXT = /https?:\/\/[^\s<>()[\]"']*[^\s<>()[\]"'.,;:!?]/g;
+
+// `text` as nodes with every http(s) URL in it a link (opened in a new tab).
+export function linkified(text) {
+  const nodes = [];
+  let last = 0;
+  for (const m of text.matchAll(URL_IN_TEXT)) {
+    if (m.index > last) nodes.push(document.createTextNode(text.slice(last, m.index)));
+    nodes.push(el("a", { href: m[0], target: "_blank", rel: "noopener noreferrer nofollow", text: m[0] }));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length || !nodes.length) nodes.push(document.createTextNode(text.slice(last)));
+  return nodes;
+}

@@ -3,8 +3,10 @@
 // the marker or button that opened it.
 "use strict";
 
-import { getJSON } from "./api.js";
-import { el } from "./dom.js";
+import { paperById } from "./api.js";
+import { paperLink } from "./answer.js";
+import { el, linkified } from "./dom.js";
+import { explain } from "./errors.js";
 
 const panel = { shown: null, opener: null, loading: null };
 
@@ -17,32 +19,50 @@ export async function showPaper(id, span) {
   if (panel.shown === key && !box.hidden) return;
   panel.shown = key;
   box.hidden = false;
+  box.dataset.paper = id;
+  fitToScreen();
   const byline = document.getElementById("panel-byline");
   title.textContent = "Loading…";
   text.textContent = "";
   byline.hidden = true;
+  const link = document.getElementById("panel-link");
+  link.replaceChildren();
   document.getElementById("panel-id").textContent = id;
   box.scrollTop = 0;
   box.focus({ preventScroll: true });  // opening the panel must not scroll the page
   try {
-    const paper = await getJSON(`/api/papers/${encodeURIComponent(id)}`);
+    const paper = await paperById(id);
     if (panel.shown !== key) return;  // another paper was opened meanwhile
     title.textContent = paper.title || paper.label;
     byline.textContent = describe(paper);
     byline.hidden = !byline.textContent;
+    const url = paperLink(paper);
+    if (url) link.append(url);
     const body = paper.text;
     if (span && span[0] >= 0 && span[0] < span[1] && span[1] <= body.length) {
-      const mark = el("mark", { text: body.slice(span[0], span[1]) });
-      text.replaceChildren(document.createTextNode(body.slice(0, span[0])), mark, document.createTextNode(body.slice(span[1])));
+      const mark = el("mark", {}, ...linkified(body.slice(span[0], span[1])));
+      text.replaceChildren(...linkified(body.slice(0, span[0])), mark, ...linkified(body.slice(span[1])));
       box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 3);  // scroll the panel, not the page
     } else {
-      text.textContent = body;
+      text.replaceChildren(...linkified(body));
     }
   } catch (err) {
     if (panel.shown !== key) return;
+    const problem = explain(err);
     title.textContent = "Could not open the abstract";
-    text.textContent = err.message;
+    text.textContent = `${problem.title} ${problem.advice}`.trim();
   }
+}
+
+// Beside the conversation (wide screens), the panel ends at the bottom of the screen, however far the page is scrolled.
+export function fitToScreen() {
+  const box = document.getElementById("panel");
+  if (box.hidden || getComputedStyle(box).position !== "sticky") {
+    box.style.maxHeight = "";
+    return;
+  }
+  const top = Math.max(box.getBoundingClientRect().top, 0);
+  box.style.maxHeight = `${Math.max(200, window.innerHeight - top - 16)}px`;
 }
 
 // "Grace Hopper, Claude Shannon · arXiv · 2024": what the corpus file said about the paper, if anything.
@@ -66,6 +86,7 @@ export function hidePanel(fallback) {
   if (box.hidden) return;
   const hadFocus = box.contains(document.activeElement) || document.activeElement === document.body;
   box.hidden = true;
+  delete box.dataset.paper;
   panel.shown = null;
   const opener = panel.opener && panel.opener();
   panel.opener = null;

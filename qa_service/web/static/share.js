@@ -4,6 +4,10 @@
 
 import { announce, el } from "./dom.js";
 import { describeScope } from "./scope.js";
+import * as store from "./store.js";
+import { summarize } from "./verdicts.js";
+
+const SHARED = "qa-service conversation";  // the `format` of a shared conversation file
 
 // Each cited source once, with every sentence quoted from it.
 export function citedSources(final) {
@@ -64,6 +68,8 @@ export function conversationAsMarkdown(conversation) {
       continue;
     }
     out.push(final.answer.trim());
+    const check = summarize(final.sentences, final.issues);
+    if (check) out.push("", `_${check}_`);
     const cited = citedSources(final);
     if (cited.length) {
       out.push("", "Sources:", "");
@@ -78,13 +84,62 @@ export function conversationAsMarkdown(conversation) {
 
 export function exportConversation(conversation) {
   if (!conversation.turns.length) return;
-  const blob = new Blob([conversationAsMarkdown(conversation)], { type: "text/markdown" });
+  download(conversation, new Blob([conversationAsMarkdown(conversation)], { type: "text/markdown" }), "md");
+  announce("Conversation exported as Markdown.");
+}
+
+// The conversation as a file that opens in this page (Past conversations, "Open a shared conversation file").
+export function shareConversation(conversation) {
+  if (!conversation.turns.length) return;
+  const turns = conversation.turns.map(({ question, status, final, partial, error, scope, id, at }) => ({ question, status, final, partial, error, scope, id, at }));
+  const body = JSON.stringify({ format: SHARED, version: 1, conversation: { ...conversation, turns } }, null, 1);
+  download(conversation, new Blob([body], { type: "application/json" }), "qa.json");
+  announce("Conversation saved as a file to share.");
+}
+
+// Read a shared file: {conversation} kept in this browser under a new id, or {error} in plain words.
+export async function openSharedFile(file) {
+  let data;
+  try {
+    data = JSON.parse(await file.text());
+  } catch {
+    return { error: "This file is not a shared conversation (it is not JSON)." };
+  }
+  const conversation = data && data.format === SHARED && data.conversation;
+  const turns = conversation && Array.isArray(conversation.turns) ? conversation.turns.filter(validTurn) : [];
+  if (!turns.length) return { error: "This file holds no conversation this page can open." };
+  const opened = { ...store.newConversation(), title: String(conversation.title || turns[0].question).slice(0, 120),
+    updated: Date.now(), turns: turns.map(readTurn) };
+  store.restoreConversation(opened);
+  return { conversation: opened };
+}
+
+function validTurn(t) {
+  if (!t || typeof t.question !== "string" || !t.question.trim()) return false;
+  return t.status !== "done" || (t.final && typeof t.final.answer === "string");
+}
+
+// A turn as the page draws it, whatever the file left out.
+function readTurn(t) {
+  const turn = { id: store.newTurnId(), at: Number(t.at) || 0, question: t.question, scope: {}, partial: String(t.partial || ""), error: String(t.error || "") };
+  if (t.status !== "done") return { ...turn, status: t.status === "error" ? "error" : "stopped" };
+  const f = t.final;
+  const list = (x) => (Array.isArray(x) ? x.filter((item) => item && typeof item === "object") : []);
+  const cited = (c) => Number.isInteger(c.n) && typeof c.quote === "string" && typeof c.paper_id === "string" && typeof c.label === "string";
+  return { ...turn, status: "done", final: { ...f, answer: f.answer, citations: list(f.citations).filter(cited),
+    sources: list(f.sources).filter((x) => Number.isInteger(x.n) && typeof x.label === "string" && typeof x.paper_id === "string"),
+    sentences: list(f.sentences).filter((x) => Number.isInteger(x.start) && Number.isInteger(x.end) && typeof x.text === "string" && Array.isArray(x.cites)),
+    warnings: list(f.warnings), issues: list(f.issues), did_you_mean: list(f.did_you_mean), corpora: list(f.corpora),
+    filters: f.filters && typeof f.filters === "object" ? f.filters : {}, model: String(f.model || ""),
+    timings_ms: { total: Number((f.timings_ms || {}).total) || 0 } } };
+}
+
+function download(conversation, blob, extension) {
   const url = URL.createObjectURL(blob);
   const name = (conversation.title || "conversation").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "conversation";
-  const link = el("a", { href: url, download: `${name}.md`, class: "offscreen" });
+  const link = el("a", { href: url, download: `${name}.${extension}`, class: "offscreen" });
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-  announce("Conversation exported as Markdown.");
 }
