@@ -257,6 +257,11 @@ POSITIVE = ("max_abstract_chars", "max_k", "retrieval_k", "plural_k", "candidate
             "request_timeout", "max_request_line", "max_header_bytes")
 
 
+# Chroma's rule for collection names (3-512 of these, starting and ending with a letter or digit), which the
+# default corpus's collections (<collection>_chunks, <collection>_papers) must keep.
+_COLLECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,499}")
+
+
 def check_values(settings: Settings) -> None:
     """Settings a person can get wrong in a way every command would trip on, refused in one line that says what to write."""
     for name in POSITIVE:
@@ -273,6 +278,9 @@ def check_values(settings: Settings) -> None:
         problem = _url_problem(value) if value else ""
         if problem:
             raise ConfigError(f"{name} ({var}) {redact_url(value)!r} is not a URL ({problem}): write one like {example}, or leave it empty")
+    if not _COLLECTION.fullmatch(settings.collection):
+        raise ConfigError(f"collection (QA_COLLECTION) {settings.collection[:60]!r} cannot name Chroma collections: use letters, "
+                          f"digits, '.', '_' and '-', starting with a letter or digit (such as iclr2026)")
     if settings.data_path.exists() and not settings.data_path.is_dir():
         raise ConfigError(f"data_dir (QA_DATA_DIR) {settings.data_dir} is a file, not a folder: set QA_DATA_DIR to a folder "
                           f"(it is created if missing)")

@@ -77,6 +77,7 @@ def wrong_settings(tmp_path_factory, not_chroma) -> dict[str, tuple[dict[str, st
         "model url malformed": ({"OPENAI_BASE_URL": "localhost:11434/v1"}, ERROR, "OPENAI_BASE_URL"),
         "model url bad ipv6": ({"OPENAI_BASE_URL": "http://[::1/v1"}, ERROR, "OPENAI_BASE_URL"),
         "k limit zero": ({"QA_MAX_K": "0"}, ERROR, "QA_MAX_K"),
+        "collection not a name": ({"QA_COLLECTION": "bad name!"}, ERROR, "QA_COLLECTION"),
         "body limit negative": ({"QA_MAX_BODY_BYTES": "-1"}, ERROR, "QA_MAX_BODY_BYTES"),
     }
 
@@ -89,7 +90,8 @@ def assert_one_line(stderr: str, code: int, expected: int, needle: str) -> None:
 
 @pytest.mark.parametrize("mistake", ["chroma down", "chroma url not chroma", "chroma url malformed", "chroma port out of range",
                                      "data dir a file", "data dir under a file", "port out of range", "port not a number",
-                                     "model url malformed", "model url bad ipv6", "k limit zero", "body limit negative"])
+                                     "model url malformed", "model url bad ipv6", "k limit zero", "collection not a name",
+                                     "body limit negative"])
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_each_command_with_each_wrong_setting_is_one_line_and_its_exit_code(tmp_path, wrong_settings, command, mistake):
     env, expected, needle = wrong_settings[mistake]
