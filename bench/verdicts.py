@@ -72,7 +72,10 @@ def checker_and_sources(data_dir: Path):
     index.load_lexical()
     corpora = Corpora(settings, index)
     try:
-        checker = CitationChecker.from_settings(corpora.idf, index.local_embed(), settings)  # type: ignore[attr-defined]
+        from qa_service.answering.pipeline import IndexCorpus
+
+        corpus = IndexCorpus(corpora, settings.sentence_cache_size)  # sentence vectors cached, as the service does
+        checker = CitationChecker.from_settings(corpora.idf, corpus.embed, settings)  # type: ignore[attr-defined]
     except AttributeError:  # the checker before the aligning check
         checker = CitationChecker(corpora.idf, index.local_embed(), settings.support_threshold)
 

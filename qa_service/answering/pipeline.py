@@ -87,7 +87,7 @@ class Answerer:
         self.retriever = Retriever(index, settings, self.corpora)
         self.corpus = IndexCorpus(self.corpora, settings.sentence_cache_size)
         self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None)
-        self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
+        self.checker = CitationChecker.from_settings(self.corpus.idf, self.corpus.embed if self.corpus.local else None, settings)
         self._count = token_counter(settings.tokenizer_encoding)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
@@ -221,7 +221,8 @@ class Answerer:
         prepared.timings.total = (time.perf_counter() - started) * 1000
         scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict
-        reason = verdict.reason if not verdict.answerable else (RefusalReason.NOT_STATED if checked.refused else None)
+        declined = RefusalReason.MODEL_DECLINED if checked.declined else RefusalReason.NOT_STATED
+        reason = verdict.reason if not verdict.answerable else (declined if checked.refused else None)
         labels = {h.paper_id: h.label for h in prepared.found.hits}
         about = [labels.get(pid, pid) for pid in verdict.about]
         return Answer(

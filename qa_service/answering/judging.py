@@ -1,0 +1,185 @@
+"""One claim against one source: the quote that carries it, and whether it states, contradicts or
+cannot confirm the claim.
+
+Rare-term overlap (and MiniLM, when it is local) picks the quote; the verdict comes from aligning
+the claim with it: each figure found in that quote and tied to the same words, each named thing in
+the source, the same direction of comparison and negation, no "every"/"only" the quote lacks, and
+most of the claim's idf-weighted words present.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..corpus.textclean import sentence_spans
+from ..records import Citation, SentenceVerdict, Source
+from ..store.lexical import content_terms
+from .claims import QUANTIFIERS, Figure, clause, direction, figures, named_things, negation_clash, opposite_prefix, words
+
+Embed = Callable[[list[str]], Sequence[np.ndarray]]
+# words that say where a claim comes from, not what it claims (general to writing about papers)
+_SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
+             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
+# hedges a writer adds of their own (the figure check reads the ones before a number)
+_HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
+           "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+_PICK = 3  # candidate quotes MiniLM re-ranks
+
+
+@dataclass
+class Read:
+    """One abstract as the check reads it, once per check: its sentences, their words and figures."""
+
+    spans: list[tuple[int, int]]
+    terms: list[set[str]]
+    everywhere: set[str]
+    figures: list[list[Figure]]
+
+
+Reads = dict  # paper text -> Read, built by one check and dropped after it
+
+
+@dataclass
+class Finding:
+    source: Source
+    verdict: SentenceVerdict
+    reason: str
+    start: int
+    end: int
+    coverage: float  # idf-weighted share of the claim's words the quote (and its abstract) holds
+
+    def rank(self) -> tuple[bool, float]:
+        return self.verdict is SentenceVerdict.SUPPORTED, self.coverage
+
+    def citation(self, sentence: int) -> Citation:
+        s = self.source
+        return Citation(s.n, s.paper_id, s.label, s.paper_text[self.start:self.end], self.start, self.end,
+                        round(self.coverage, 3), self.verdict is SentenceVerdict.SUPPORTED, sentence, s.corpus)
+
+
+class Judge:
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None, threshold: float, hedge_share: float,
+                 elsewhere_credit: float, contradict_share: float):
+        self.idf, self.embed = idf, embed
+        self.threshold, self.hedge_share = threshold, hedge_share
+        self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
+
+    def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
+        """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
+        text = source.paper_text
+        read = reads.get(text) or reads.setdefault(text, self._read(text))
+        exact = text.find(claim.rstrip("."))
+        if len(claim) > 20 and exact >= 0:  # quoted verbatim: the best possible support, quoted whole
+            inside = [(s, e) for s, e in read.spans if s < exact + len(claim.rstrip(".")) and e > exact] or [(exact, exact + len(claim))]
+            return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract says it word for word", inside[0][0],
+                           inside[-1][1], 1.0)
+        terms = self._terms(claim, source)
+        wanted = figures(claim, self.hedge_share)
+        scored = []
+        for (s, e), held, found in zip(read.spans, read.terms, read.figures):
+            hits = sum(any(f.matches(g) for g in found) for f in wanted)
+            scored.append((self._coverage(terms, held, read.everywhere), hits, s, e))
+        best = self._pick(claim, scored, text, by_meaning)
+        coverage, _, start, end = scored[best]
+        verdict, reason = self._align(claim, text[start:end], source, coverage)
+        return Finding(source, verdict, reason, start, end, coverage)
+
+    def _read(self, text: str) -> Read:
+        spans = sentence_spans(text) or [(0, len(text))]
+        return Read(spans, [content_terms(text[s:e]) for s, e in spans], content_terms(text),
+                    [figures(text[s:e], self.hedge_share) for s, e in spans])
+
+    def _terms(self, claim: str, source: Source) -> dict[str, float]:
+        """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
+        named = content_terms(source.label)
+        return {t: self.idf(t) for t in content_terms(claim)
+                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES
+                and not any(t.startswith(w) for w in _SCAFFOLD)}
+
+    def _coverage(self, terms: dict[str, float], quote: set[str], everywhere: set[str]) -> float:
+        total = sum(terms.values())
+        if not total:
+            return 1.0
+        held = 0.0
+        for term, weight in terms.items():
+            if _has(term, quote):
+                held += weight
+            elif _has(term, everywhere):
+                held += self.elsewhere_credit * weight
+        return held / total
+
+    def _pick(self, claim: str, scored: list[tuple[float, int, int, int]], text: str, by_meaning: bool) -> int:
+        """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
+        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + 0.2 * scored[i][1]))[:_PICK]
+        if self.embed is None or not by_meaning or len(ranked) < 2:
+            return ranked[0]
+        vectors = self.embed([claim] + [text[scored[i][2]:scored[i][3]] for i in ranked])
+        closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
+        return max(ranked, key=lambda i: scored[i][0] + 0.2 * scored[i][1] + 0.5 * max(0.0, closeness[i]))
+
+    def _align(self, claim: str, quote: str, source: Source, coverage: float) -> tuple[SentenceVerdict, str]:
+        """Contradictions first (another figure, the opposite direction), then what is missing."""
+        about = coverage >= self.contradict_share  # the quote speaks of the same thing
+        figure_problem = self._figures(claim, quote, about)
+        if figure_problem[0] is not None:
+            return figure_problem  # type: ignore[return-value]
+        said, heard = words(claim), words(quote)
+        flipped = opposite_prefix(set(said), set(heard))
+        if flipped and about:
+            return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
+        up, down = direction(said)
+        q_up, q_down = direction(heard)
+        if about and ((up - set(heard) and q_down and not q_up and not up & q_up)
+                      or (down - set(heard) and q_up and not q_down and not down & q_down)):
+            return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        missing = sorted(n for n in named_things(claim) if n not in source.paper_text.lower() and n not in source.label.lower())
+        if missing:
+            return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
+        clash = negation_clash(said, heard, content_terms)
+        if clash and about:
+            return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
+        extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
+        if extra:
+            return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
+        if coverage < self.threshold:
+            return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
+        return SentenceVerdict.SUPPORTED, "the cited quote states it"
+
+    def _figures(self, claim: str, quote: str, about: bool) -> tuple[SentenceVerdict | None, str]:
+        wanted, given = figures(claim, self.hedge_share), figures(quote, self.hedge_share)
+        for figure in wanted:
+            near = self._near(claim, figure, wanted)
+            same = [g for g in given if figure.matches(g)]
+            rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
+            if same:
+                best_same = max(self._tie(near, quote, g, given) for g in same)
+                for rival in rivals:
+                    if self._tie(near, quote, rival, given) > best_same and about:
+                        return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
+                continue
+            tied = [r for r in rivals if self._tie(near, quote, r, given) > 0]
+            if tied and about:
+                return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
+            return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
+        return None, ""
+
+    def _near(self, text: str, figure: Figure, others: list[Figure]) -> dict[str, float]:
+        """The words around the claim's figure, by rarity; a named thing counts twice."""
+        words_there = clause(text, figure, [f for f in others if f is not figure])
+        names = content_terms(" ".join(named_things(words_there)))
+        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in content_terms(words_there) if not t.replace(".", "").isdigit()}
+
+    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure]) -> float:
+        """How much of the words around the claim's figure stand around this figure of the quote."""
+        around = content_terms(clause(quote, figure, [g for g in given if g is not figure]))
+        return sum(weight for term, weight in near.items() if _has(term, around))
+
+
+def _has(term: str, terms: set[str]) -> bool:
+    """A word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
+    if term in terms:
+        return True
+    return len(term) >= 5 and any(len(t) >= 5 and (t.startswith(term) or term.startswith(t)) for t in terms)
