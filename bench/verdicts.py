@@ -55,7 +55,7 @@ def align(labelled: str, units: list) -> object | None:
     return best if best_share >= 0.5 else None
 
 
-def checker_and_sources(data_dir: Path):
+def checker_and_sources(data_dir: Path, overrides: dict | None = None):
     """A checker as the service builds it, and a function from paper ids to numbered Sources."""
     from qa_service.config import load_settings
     from qa_service.corpus.reading import load_corpus
@@ -64,7 +64,8 @@ def checker_and_sources(data_dir: Path):
     from qa_service.store.index import Index
     from qa_service.answering.citations import CitationChecker
 
-    settings = load_settings(ROOT / "config" / "default.toml", env={}, data_dir=str(data_dir), seeds_dir=str(ROOT / "seeds"))
+    settings = load_settings(ROOT / "config" / "default.toml", env={}, data_dir=str(data_dir), seeds_dir=str(ROOT / "seeds"),
+                             **(overrides or {}))
     papers = {p.id: p for p in load_corpus([ROOT / "seeds"])}
     index = Index(settings)
     if not (data_dir / "manifest.json").exists() and index.paper_count() == 0:
@@ -85,11 +86,11 @@ def checker_and_sources(data_dir: Path):
     return checker, sources
 
 
-def run(split: str, data_dir: Path) -> tuple[list[Row], dict]:
+def run(split: str, data_dir: Path, overrides: dict | None = None) -> tuple[list[Row], dict]:
     chosen = json.loads(SPLIT.read_text())
     wanted = set(chosen["tune"]) | set(chosen["heldout"]) if split == "all" else set(chosen[split])
     answers = [a for a in map(json.loads, ANSWERS.read_text().splitlines()) if a["id"] in wanted]
-    checker, sources = checker_and_sources(data_dir)
+    checker, sources = checker_and_sources(data_dir, overrides)
     rows: list[Row] = []
     totals = Counter()
     started = time.perf_counter()
@@ -165,12 +166,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="tune")
     parser.add_argument("--data", default="/tmp/verdicts-data", help="where the seed index is (built on first use)")
     parser.add_argument("--show", action="store_true", help="list every unit the check got wrong")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting to try (numbers)")
     parser.add_argument("--latency", action="store_true", help="time the check of one 6-sentence answer instead")
     args = parser.parse_args(argv)
     if args.latency:
         print(latency(Path(args.data)))
         return
-    rows, totals = run(args.split, Path(args.data))
+    overrides = {k: float(v) for k, v in (item.split("=", 1) for item in args.set)}
+    rows, totals = run(args.split, Path(args.data), overrides)
     figures = report(rows, totals)
     if args.show:
         for r in rows:

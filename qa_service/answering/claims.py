@@ -25,6 +25,12 @@ _NUMBER_WORD = re.compile(rf"\b({'|'.join(_WORDS)})(?:[\s-](times|fold))?\b", re
 _HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|close to|over|more than|up to|~|≈)\s*$", re.I)
 # a clause ends here: a figure's words are the ones inside its clause
 _CLAUSE = re.compile(r"[,;:()]|\b(?:and|while|whereas|but|compared|versus|vs|relative|against|respectively)\b", re.I)
+_PRIOR = re.compile(
+    r"\b(?:existing|prior|previous|previously|conventional|traditional|earlier|current|most|many|standard)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:methods?|approach(?:es)?|techniques?|works?|models|systems|studies|baselines|solutions|frameworks|algorithms)\b"
+    r"|\bon the other hand\b|\bunlike\b|\bcompared (?:to|with)\b|\bin contrast\b|\bby contrast\b", re.I)
+_ITEM = r"[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
+_LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
       "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
@@ -127,12 +133,25 @@ def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
 
 
 def denied(tokens: list[str], reach: int = 3) -> str:
-    """The words a negation governs: the few after "not", "no", "without", "n't"..."""
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..."""
     out: list[str] = []
     for i, t in enumerate(tokens):
         if t in NEGATION or t.endswith("n't"):
-            out.extend(w for w in tokens[i + 1:i + 1 + reach] if w not in NEGATION)
+            out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
     return " ".join(out)
+
+
+def enumerated(text: str) -> list[str]:
+    """The items of each list the sentence gives ("cosine, linear and exponential decay"): each is a detail
+    the quote must hold, not a word the rest of the sentence can make up for."""
+    return [item for match in _LIST.finditer(text) for item in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", match.group(0))
+            if item.strip()]
+
+
+def about_prior_work(text: str) -> bool:
+    """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
+    An abstract's sentence about what came before does not back a claim about the paper's own method."""
+    return bool(_PRIOR.search(text))
 
 
 def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], set[str]]) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
-from .claims import QUANTIFIERS, Figure, clause, direction, figures, named_things, negation_clash, opposite_prefix, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 # words that say where a claim comes from, not what it claims (general to writing about papers)
@@ -37,6 +37,7 @@ class Read:
     terms: list[set[str]]
     everywhere: set[str]
     figures: list[list[Figure]]
+    prior: list[bool]  # the sentence speaks of earlier work
 
 
 Reads = dict  # paper text -> Read, built by one check and dropped after it
@@ -66,6 +67,7 @@ class Judge:
         self.idf, self.embed = idf, embed
         self.threshold, self.hedge_share = threshold, hedge_share
         self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
+        self.prior_weight = 0.5  # a sentence about earlier work counts half as a quote for a claim about the paper
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
@@ -79,18 +81,20 @@ class Judge:
         terms = self._terms(claim, source)
         wanted = figures(claim, self.hedge_share)
         scored = []
-        for (s, e), held, found in zip(read.spans, read.terms, read.figures):
+        of_prior = about_prior_work(claim)
+        for (s, e), held, found, prior in zip(read.spans, read.terms, read.figures, read.prior):
             hits = sum(any(f.matches(g) for g in found) for f in wanted)
-            scored.append((self._coverage(terms, held, read.everywhere), hits, s, e))
+            coverage = self._coverage(terms, held, read.everywhere)
+            scored.append((coverage * (self.prior_weight if prior and not of_prior else 1.0), hits, s, e, coverage))
         best = self._pick(claim, scored, text, by_meaning)
-        coverage, _, start, end = scored[best]
+        _, _, start, end, coverage = scored[best]
         verdict, reason = self._align(claim, text[start:end], source, coverage)
         return Finding(source, verdict, reason, start, end, coverage)
 
     def _read(self, text: str) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
         return Read(spans, [content_terms(text[s:e]) for s, e in spans], content_terms(text),
-                    [figures(text[s:e], self.hedge_share) for s, e in spans])
+                    [figures(text[s:e], self.hedge_share) for s, e in spans], [about_prior_work(text[s:e]) for s, e in spans])
 
     def _terms(self, claim: str, source: Source) -> dict[str, float]:
         """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
@@ -111,7 +115,7 @@ class Judge:
                 held += self.elsewhere_credit * weight
         return held / total
 
-    def _pick(self, claim: str, scored: list[tuple[float, int, int, int]], text: str, by_meaning: bool) -> int:
+    def _pick(self, claim: str, scored: list[tuple[float, int, int, int, float]], text: str, by_meaning: bool) -> int:
         """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
         ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + 0.2 * scored[i][1]))[:_PICK]
         if self.embed is None or not by_meaning or len(ranked) < 2:
@@ -141,6 +145,10 @@ class Judge:
         clash = negation_clash(said, heard, content_terms)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
+        held = content_terms(quote)
+        listed = [t for item in enumerated(claim) for t in content_terms(item) if t in self._terms(claim, source) and not _has(t, held)]
+        if listed:
+            return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
