@@ -29,20 +29,23 @@ _PRIOR = re.compile(
     r"\b(?:existing|prior|previous|previously|conventional|traditional|earlier|current|most|many|standard)\s+(?:[\w-]+\s+){0,2}"
     r"(?:methods?|approach(?:es)?|techniques?|works?|models|systems|studies|baselines|solutions|frameworks|algorithms)\b"
     r"|\bon the other hand\b|\bunlike\b|\bcompared (?:to|with)\b|\bin contrast\b|\bby contrast\b", re.I)
-_ITEM = r"[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
+_ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
       "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
       "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
       "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
-      "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior"}
+      "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
+      "high", "large", "strong", "fast", "long", "many"}
 DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
         "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
         "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
-        "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior"}
+        "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
+        "low", "small", "weak", "slow", "short", "few"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
-QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively"}
+QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
+               "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,27 @@ def clause(text: str, figure: Figure, others: list[Figure]) -> str:
 def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
     """The comparison words of a text that point up, and those that point down."""
     return {t for t in tokens if t in UP}, {t for t in tokens if t in DOWN}
+
+
+def directed(tokens: list[str], stems: Callable[[str], set[str]], reach: int = 2) -> dict[str, set[str]]:
+    """Each word next to a comparison word, and the way it points there: "lower latency" -> latency: down."""
+    out: dict[str, set[str]] = {}
+    for i, t in enumerate(tokens):
+        way = "up" if t in UP else "down" if t in DOWN else ""
+        if way:
+            near = [w for w in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if w not in UP and w not in DOWN]
+            for stem in stems(" ".join(near)):
+                out.setdefault(stem, set()).add(way)
+    return out
+
+
+def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], set[str]]) -> str:
+    """A thing the claim says goes one way and the quote says goes the other ("smaller than" / "exceeding")."""
+    said, heard = directed(claim, stems), directed(quote, stems)
+    for term, ways in sorted(said.items()):
+        if term in heard and not ways & heard[term]:
+            return term
+    return ""
 
 
 def denied(tokens: list[str], reach: int = 3) -> str:

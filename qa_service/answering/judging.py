@@ -17,7 +17,7 @@ import numpy as np
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
-from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, direction, figures, named_things, negation_clash, opposite_prefix, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 # words that say where a claim comes from, not what it claims (general to writing about papers)
@@ -139,9 +139,17 @@ class Judge:
         if about and ((up - set(heard) and q_down and not q_up and not up & q_up)
                       or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
-        missing = sorted(n for n in named_things(claim) if n not in source.paper_text.lower() and n not in source.label.lower())
+        turned = direction_clash(said, heard, content_terms)
+        if turned and about:
+            return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
+        names = named_things(claim)
+        missing = sorted(n for n in names if n not in source.paper_text.lower() and n not in source.label.lower())
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
+        if figures(claim, self.hedge_share):  # a figure counts only in the quote that names what it is for
+            away = sorted(n for n in names if n not in quote.lower() and n not in source.label.lower())
+            if away:
+                return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
         clash = negation_clash(said, heard, content_terms)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
