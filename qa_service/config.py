@@ -88,6 +88,7 @@ class Settings:
     support_threshold: float = _s(0.75, "Share of a claim's idf-weighted words its quote must hold (with its figures, names and polarity) for a check mark: below it, a paraphrase is 'unverified'.")
     support_elsewhere_credit: float = _s(0.5, "Credit for a claim's word found in the cited abstract but not in the quote: a paraphrase may draw on two sentences, but the quote must carry most of it.")
     figure_hedge_share: float = _s(0.05, "How far a hedged figure ('roughly 41%', 'nearly 50%') may be from the quoted one, as a share of it; an unhedged one may differ only by its own rounding.")
+    prior_work_weight: float = _s(0.5, "How much an abstract's sentence about earlier work ('Existing methods ...', 'On the other hand ...') counts when choosing the quote for a claim about the paper itself: it describes what the paper is not.")
     contradict_share: float = _s(0.5, "Share of a claim's words a quote must hold before its other figure or opposite direction counts as a contradiction, not as another topic.")
     api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")
     rate_limit: str = _s("300 per minute", "Per-client budget shared by all /api/* and /v1/* routes (flask-limiter syntax): the page needs a few requests a minute, a script may send 5 a second; empty turns it off.")

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
@@ -42,13 +43,14 @@ class CitationChecker:
     """Does each claim say what its cited sources say? Figures, names and polarity aligned with the quote."""
 
     def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.75,
-                 hedge_share: float = 0.05, elsewhere_credit: float = 0.5, contradict_share: float = 0.5):
-        self.judge = Judge(idf, embed, threshold, hedge_share, elsewhere_credit, contradict_share)
+                 hedge_share: float = 0.05, elsewhere_credit: float = 0.5, contradict_share: float = 0.5,
+                 prior_weight: float = 0.5):
+        self.judge = Judge(idf, embed, threshold, hedge_share, elsewhere_credit, contradict_share, prior_weight)
 
     @classmethod
-    def from_settings(cls, idf: Callable[[str], float], embed: Embed | None, settings: object) -> "CitationChecker":
-        return cls(idf, embed, getattr(settings, "support_threshold"), getattr(settings, "figure_hedge_share"),
-                   getattr(settings, "support_elsewhere_credit"), getattr(settings, "contradict_share"))
+    def from_settings(cls, idf: Callable[[str], float], embed: Embed | None, settings: Settings) -> "CitationChecker":
+        return cls(idf, embed, settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
+                   settings.contradict_share, settings.prior_work_weight)
 
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()

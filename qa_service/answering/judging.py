@@ -26,7 +26,9 @@ _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
-_PICK = 3  # candidate quotes MiniLM re-ranks
+_PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
+_FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
+_MEANING = 0.5  # MiniLM cosine's weight beside word overlap when re-ranking (the same half as the check before it)
 
 
 @dataclass
@@ -63,11 +65,11 @@ class Finding:
 
 class Judge:
     def __init__(self, idf: Callable[[str], float], embed: Embed | None, threshold: float, hedge_share: float,
-                 elsewhere_credit: float, contradict_share: float):
+                 elsewhere_credit: float, contradict_share: float, prior_weight: float):
         self.idf, self.embed = idf, embed
         self.threshold, self.hedge_share = threshold, hedge_share
         self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
-        self.prior_weight = 0.5  # a sentence about earlier work counts half as a quote for a claim about the paper
+        self.prior_weight = prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
@@ -117,12 +119,12 @@ class Judge:
 
     def _pick(self, claim: str, scored: list[tuple[float, int, int, int, float]], text: str, by_meaning: bool) -> int:
         """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
-        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + 0.2 * scored[i][1]))[:_PICK]
+        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + _FIGURE_HIT * scored[i][1]))[:_PICK]
         if self.embed is None or not by_meaning or len(ranked) < 2:
             return ranked[0]
         vectors = self.embed([claim] + [text[scored[i][2]:scored[i][3]] for i in ranked])
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
-        return max(ranked, key=lambda i: scored[i][0] + 0.2 * scored[i][1] + 0.5 * max(0.0, closeness[i]))
+        return max(ranked, key=lambda i: scored[i][0] + _FIGURE_HIT * scored[i][1] + _MEANING * max(0.0, closeness[i]))
 
     def _align(self, claim: str, quote: str, source: Source, coverage: float) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
