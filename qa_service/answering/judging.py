@@ -16,7 +16,7 @@ import numpy as np
 
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
-from ..store.lexical import content_terms
+from ..store.lexical import content_terms, content_terms_each
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
@@ -26,6 +26,7 @@ _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+_SAME_FORM = 5  # two stems that share their first 5 letters and one starts the other are one word's forms
 _PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
 _FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
 _MEANING = 0.5  # MiniLM cosine's weight beside word overlap when re-ranking (the same half as the check before it)
@@ -36,13 +37,48 @@ class Read:
     """One abstract as the check reads it, once per check: its sentences, their words and figures."""
 
     spans: list[tuple[int, int]]
-    terms: list[set[str]]
-    everywhere: set[str]
+    terms: list[Terms]
+    everywhere: Terms
     figures: list[list[Figure]]
     prior: list[bool]  # the sentence speaks of earlier work
 
 
-Reads = dict  # paper text -> Read, built by one check and dropped after it
+class Terms(frozenset):
+    """A text's word stems, with an index by their first letters for matching a longer or shorter form."""
+
+    def has(self, term: str) -> bool:
+        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
+        if term in self:
+            return True
+        if len(term) < _SAME_FORM:
+            return False
+        heads = self.__dict__.get("heads")
+        if heads is None:
+            heads = self.__dict__["heads"] = {}
+            for t in self:
+                if len(t) >= _SAME_FORM:
+                    heads.setdefault(t[:_SAME_FORM], []).append(t)
+        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:_SAME_FORM], ()))
+
+
+class Reads:
+    """What one check has read (abstracts, word stems), kept for that check only: one answer's
+    units cite the same few abstracts, and each is read once."""
+
+    def __init__(self) -> None:
+        self.abstracts: dict[str, Read] = {}
+        self._stems: dict[str, Terms] = {}
+
+    def stems_each(self, texts: list[str]) -> list[Terms]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._stems]
+        self._stems.update(zip(missing, map(Terms, content_terms_each(missing))))
+        return [self._stems[t] for t in texts]
+
+    def stems(self, text: str) -> Terms:
+        found = self._stems.get(text)
+        if found is None:
+            found = self._stems[text] = Terms(content_terms(text))
+        return found
 
 
 @dataclass
@@ -74,13 +110,13 @@ class Judge:
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
         text = source.paper_text
-        read = reads.get(text) or reads.setdefault(text, self._read(text))
+        read = reads.abstracts.get(text) or reads.abstracts.setdefault(text, self._read(text, reads))
         exact = text.find(claim.rstrip("."))
         if len(claim) > 20 and exact >= 0:  # quoted verbatim: the best possible support, quoted whole
             inside = [(s, e) for s, e in read.spans if s < exact + len(claim.rstrip(".")) and e > exact] or [(exact, exact + len(claim))]
             return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract says it word for word", inside[0][0],
                            inside[-1][1], 1.0)
-        terms = self._terms(claim, source)
+        terms = self._terms(claim, source, reads)
         wanted = figures(claim, self.hedge_share)
         scored = []
         of_prior = about_prior_work(claim)
@@ -90,30 +126,30 @@ class Judge:
             scored.append((coverage * (self.prior_weight if prior and not of_prior else 1.0), hits, s, e, coverage))
         best = self._pick(claim, scored, text, by_meaning)
         _, _, start, end, coverage = scored[best]
-        verdict, reason = self._align(claim, text[start:end], source, coverage)
+        verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
         return Finding(source, verdict, reason, start, end, coverage)
 
-    def _read(self, text: str) -> Read:
+    def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
-        return Read(spans, [content_terms(text[s:e]) for s, e in spans], content_terms(text),
+        return Read(spans, reads.stems_each([text[s:e] for s, e in spans]), reads.stems(text),
                     [figures(text[s:e], self.hedge_share) for s, e in spans], [about_prior_work(text[s:e]) for s, e in spans])
 
-    def _terms(self, claim: str, source: Source) -> dict[str, float]:
+    def _terms(self, claim: str, source: Source, reads: Reads) -> dict[str, float]:
         """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
-        named = content_terms(source.label)
-        return {t: self.idf(t) for t in content_terms(claim)
+        named = reads.stems(source.label)
+        return {t: self.idf(t) for t in reads.stems(claim)
                 if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES
                 and not any(t.startswith(w) for w in _SCAFFOLD)}
 
-    def _coverage(self, terms: dict[str, float], quote: set[str], everywhere: set[str]) -> float:
+    def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
         total = sum(terms.values())
         if not total:
             return 1.0
         held = 0.0
         for term, weight in terms.items():
-            if _has(term, quote):
+            if quote.has(term):
                 held += weight
-            elif _has(term, everywhere):
+            elif everywhere.has(term):
                 held += self.elsewhere_credit * weight
         return held / total
 
@@ -126,10 +162,10 @@ class Judge:
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
         return max(ranked, key=lambda i: scored[i][0] + _FIGURE_HIT * scored[i][1] + _MEANING * max(0.0, closeness[i]))
 
-    def _align(self, claim: str, quote: str, source: Source, coverage: float) -> tuple[SentenceVerdict, str]:
+    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        figure_problem = self._figures(claim, quote, about)
+        figure_problem = self._figures(claim, quote, about, reads)
         if figure_problem[0] is not None:
             return figure_problem  # type: ignore[return-value]
         said, heard = words(claim), words(quote)
@@ -141,7 +177,7 @@ class Judge:
         if about and ((up - set(heard) and q_down and not q_up and not up & q_up)
                       or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
-        turned = direction_clash(said, heard, content_terms)
+        turned = direction_clash(said, heard, reads.stems)
         if turned and about:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
         names = named_things(claim)
@@ -152,11 +188,11 @@ class Judge:
             away = sorted(n for n in names if n not in quote.lower() and n not in source.label.lower())
             if away:
                 return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
-        clash = negation_clash(said, heard, content_terms)
+        clash = negation_clash(said, heard, reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
-        held = content_terms(quote)
-        listed = [t for item in enumerated(claim) for t in content_terms(item) if t in self._terms(claim, source) and not _has(t, held)]
+        held, terms = reads.stems(quote), self._terms(claim, source, reads)
+        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
@@ -166,38 +202,33 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
         return SentenceVerdict.SUPPORTED, "the cited quote states it"
 
-    def _figures(self, claim: str, quote: str, about: bool) -> tuple[SentenceVerdict | None, str]:
+    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> tuple[SentenceVerdict | None, str]:
         wanted, given = figures(claim, self.hedge_share), figures(quote, self.hedge_share)
         for figure in wanted:
-            near = self._near(claim, figure, wanted)
+            near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
             if same:
-                best_same = max(self._tie(near, quote, g, given) for g in same)
+                best_same = max(self._tie(near, quote, g, given, reads) for g in same)
                 for rival in rivals:
-                    if self._tie(near, quote, rival, given) > best_same and about:
+                    if self._tie(near, quote, rival, given, reads) > best_same and about:
                         return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
                 continue
-            tied = [r for r in rivals if self._tie(near, quote, r, given) > 0]
+            tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
             if tied and about:
                 return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
             return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
         return None, ""
 
-    def _near(self, text: str, figure: Figure, others: list[Figure]) -> dict[str, float]:
+    def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
         """The words around the claim's figure, by rarity; a named thing counts twice."""
         words_there = clause(text, figure, [f for f in others if f is not figure])
-        names = content_terms(" ".join(named_things(words_there)))
-        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in content_terms(words_there) if not t.replace(".", "").isdigit()}
+        names = reads.stems(" ".join(named_things(words_there)))
+        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in reads.stems(words_there) if not t.replace(".", "").isdigit()}
 
-    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure]) -> float:
+    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
-        around = content_terms(clause(quote, figure, [g for g in given if g is not figure]))
-        return sum(weight for term, weight in near.items() if _has(term, around))
+        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
+        return sum(weight for term, weight in near.items() if around.has(term))
 
 
-def _has(term: str, terms: set[str]) -> bool:
-    """A word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
-    if term in terms:
-        return True
-    return len(term) >= 5 and any(len(t) >= 5 and (t.startswith(term) or term.startswith(t)) for t in terms)
