@@ -26,6 +26,7 @@ _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+_HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 _SAME_FORM = 5  # two stems that share their first 5 letters and one starts the other are one word's forms
 _PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
 _FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
@@ -180,12 +181,13 @@ class Judge:
         turned = direction_clash(said, heard, reads.stems)
         if turned and about:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
-        names = named_things(claim)
-        missing = sorted(n for n in names if n not in source.paper_text.lower() and n not in source.label.lower())
+        names = named_things(_fold(claim))
+        text, label = _fold(source.paper_text).lower(), _fold(source.label).lower()
+        missing = sorted(n for n in names if n not in text and n not in label)
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
         if figures(claim, self.hedge_share):  # a figure counts only in the quote that names what it is for
-            away = sorted(n for n in names if n not in quote.lower() and n not in source.label.lower())
+            away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
             if away:
                 return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
         clash = negation_clash(said, heard, reads.stems)
@@ -232,3 +234,6 @@ class Judge:
         return sum(weight for term, weight in near.items() if around.has(term))
 
 
+def _fold(text: str) -> str:
+    """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
+    return text.translate(_HYPHENS)
