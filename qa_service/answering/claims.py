@@ -117,6 +117,17 @@ def named_things(text: str) -> set[str]:
     return names
 
 
+def variant(name: str, claim: str, quote: str, stems: Callable[[str], set[str]]) -> str:
+    """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing."""
+    after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b")
+    said = {m.group(1) for m in after.finditer(claim.lower())}
+    for match in after.finditer(quote.lower()):
+        word = match.group(1)
+        if word not in said and stems(word) and name in claim.lower():
+            return f"{name} {word}"
+    return ""
+
+
 def clause(text: str, figure: Figure, others: list[Figure]) -> str:
     """The clause a figure stands in, stopping at the next figure on either side."""
     left = max([f.end for f in others if f.end <= figure.at] + [0])

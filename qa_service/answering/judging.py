@@ -17,7 +17,7 @@ import numpy as np
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, direction, figures, named_things, negation_clash, opposite_prefix, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
 # words that say where a claim comes from, not what it claims (general to writing about papers)
@@ -115,7 +115,7 @@ class Judge:
         exact = text.find(claim.rstrip("."))
         if len(claim) > 20 and exact >= 0:  # quoted verbatim: the best possible support, quoted whole
             inside = [(s, e) for s, e in read.spans if s < exact + len(claim.rstrip(".")) and e > exact] or [(exact, exact + len(claim))]
-            return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract says it word for word", inside[0][0],
+            return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract states it", inside[0][0],
                            inside[-1][1], 1.0)
         terms = self._terms(claim, source, reads)
         wanted = figures(claim, self.hedge_share)
@@ -186,6 +186,9 @@ class Judge:
         missing = sorted(n for n in names if n not in text and n not in label)
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
+        other = next((v for v in (variant(n, _fold(claim), _fold(quote), reads.stems) for n in sorted(names)) if v), "")
+        if other:
+            return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
         if figures(claim, self.hedge_share):  # a figure counts only in the quote that names what it is for
             away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
             if away:
