@@ -10,7 +10,7 @@ most of the claim's idf-weighted words present.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..store.lexical import content_terms, content_terms_each
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Sequence[np.ndarray]]
+Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
 # words that say where a claim comes from, not what it claims (general to writing about papers)
 _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
              "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
@@ -166,21 +167,33 @@ class Judge:
     def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        figure_problem = self._figures(claim, quote, about, reads)
-        if figure_problem[0] is not None:
-            return figure_problem  # type: ignore[return-value]
         said, heard = words(claim), words(quote)
+        found = (self._figures(claim, quote, about, reads) or self._opposites(said, heard, about, reads)
+                 or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
+        if found is not None:
+            return found
+        if coverage < self.threshold:
+            return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
+        return SentenceVerdict.SUPPORTED, "the cited quote states it"
+
+    def _opposites(self, said: list[str], heard: list[str], about: bool, reads: Reads) -> Problem:
+        """The quote says the opposite: an un-/in- form, or a comparison pointing the other way."""
+        if not about:
+            return None
         flipped = opposite_prefix(set(said), set(heard))
-        if flipped and about:
+        if flipped:
             return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
-        up, down = direction(said)
-        q_up, q_down = direction(heard)
-        if about and ((up - set(heard) and q_down and not q_up and not up & q_up)
-                      or (down - set(heard) and q_up and not q_down and not down & q_down)):
+        (up, down), (q_up, q_down) = direction(said), direction(heard)
+        if ((up - set(heard) and q_down and not q_up and not up & q_up)
+                or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
         turned = direction_clash(said, heard, reads.stems)
-        if turned and about:
+        if turned:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
+        return None
+
+    def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
+        """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
         names = named_things(_fold(claim))
         text, label = _fold(source.paper_text).lower(), _fold(source.label).lower()
         missing = sorted(n for n in names if n not in text and n not in label)
@@ -193,6 +206,11 @@ class Judge:
             away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
             if away:
                 return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
+        return None
+
+    def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
+        """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
+        said, heard = words(claim), words(quote)
         clash = negation_clash(said, heard, reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
@@ -203,11 +221,10 @@ class Judge:
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
-        if coverage < self.threshold:
-            return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
-        return SentenceVerdict.SUPPORTED, "the cited quote states it"
+        return None
 
-    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> tuple[SentenceVerdict | None, str]:
+    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
+        """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
         wanted, given = figures(claim, self.hedge_share), figures(quote, self.hedge_share)
         for figure in wanted:
             near = self._near(claim, figure, wanted, reads)
@@ -223,7 +240,7 @@ class Judge:
             if tied and about:
                 return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
             return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
-        return None, ""
+        return None
 
     def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
         """The words around the claim's figure, by rarity; a named thing counts twice."""
