@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 ANSWERS = ROOT / "tests" / "data" / "model_answers.jsonl"
@@ -42,7 +43,7 @@ def words(text: str) -> list[str]:
     return _WORD.findall(_MARKER.sub(" ", text).lower())
 
 
-def align(labelled: str, units: list) -> object | None:
+def align(labelled: str, units: list) -> Any:
     """The checker's unit holding most of the labelled unit's words (None when under half of them)."""
     wanted = Counter(words(labelled))
     best, best_share = None, 0.0
@@ -76,7 +77,7 @@ def checker_and_sources(data_dir: Path, overrides: dict | None = None):
         from qa_service.answering.pipeline import IndexCorpus
 
         corpus = IndexCorpus(corpora, settings.sentence_cache_size)  # sentence vectors cached, as the service does
-        checker = CitationChecker.from_settings(corpora.idf, corpus.embed, settings)  # type: ignore[attr-defined]
+        checker = CitationChecker.from_settings(corpora.idf, corpus.embed, settings)
     except AttributeError:  # the checker before the aligning check
         checker = CitationChecker(corpora.idf, index.local_embed(), settings.support_threshold)
 
@@ -92,7 +93,7 @@ def run(split: str, data_dir: Path, overrides: dict | None = None) -> tuple[list
     answers = [a for a in map(json.loads, ANSWERS.read_text().splitlines()) if a["id"] in wanted]
     checker, sources = checker_and_sources(data_dir, overrides)
     rows: list[Row] = []
-    totals = Counter()
+    totals: Counter[str] = Counter()
     started = time.perf_counter()
     for item in answers:
         checked = checker.check(item["answer"], sources(item["sources"]))
@@ -109,8 +110,9 @@ def run(split: str, data_dir: Path, overrides: dict | None = None) -> tuple[list
             verdict = unit.verdict.value if unit is not None else "missing"
             rows.append(Row(item["id"], labelled["category"], labelled["label"], verdict, labelled["text"],
                             unit.reason if unit is not None else ""))
-    totals["ms_per_answer"] = round((time.perf_counter() - started) * 1000 / max(1, len(answers)), 1)
-    return rows, dict(totals)
+    figures: dict = dict(totals)
+    figures["ms_per_answer"] = round((time.perf_counter() - started) * 1000 / max(1, len(answers)), 1)
+    return rows, figures
 
 
 def ratio(hits: int, of: int) -> str:

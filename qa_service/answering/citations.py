@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from ..config import Settings
 from ..records import (
@@ -24,7 +23,7 @@ from .judging import Finding, Judge, Reads
 from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
 
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
-Embed = Callable[[list[str]], Sequence[np.ndarray]]
+Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+(?:and|but)\s+(?=[A-Z])|\s+in the (?:first|second)\b")
 
 

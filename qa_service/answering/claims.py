@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import AbstractSet, Callable
 
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
@@ -117,7 +117,7 @@ def named_things(text: str) -> set[str]:
     return names
 
 
-def variant(name: str, claim: str, quote: str, stems: Callable[[str], set[str]]) -> str:
+def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
     """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing."""
     after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b")
     said = {m.group(1) for m in after.finditer(claim.lower())}
@@ -146,7 +146,7 @@ def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
     return {t for t in tokens if t in UP}, {t for t in tokens if t in DOWN}
 
 
-def directed(tokens: list[str], stems: Callable[[str], set[str]], reach: int = 2) -> dict[str, set[str]]:
+def directed(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach: int = 2) -> dict[str, set[str]]:
     """Each word next to a comparison word, and the way it points there: "lower latency" -> latency: down."""
     out: dict[str, set[str]] = {}
     for i, t in enumerate(tokens):
@@ -158,7 +158,7 @@ def directed(tokens: list[str], stems: Callable[[str], set[str]], reach: int = 2
     return out
 
 
-def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], set[str]]) -> str:
+def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
     """A thing the claim says goes one way and the quote says goes the other ("smaller than" / "exceeding")."""
     said, heard = directed(claim, stems), directed(quote, stems)
     for term, ways in sorted(said.items()):
@@ -189,7 +189,7 @@ def about_prior_work(text: str) -> bool:
     return bool(_PRIOR.search(text))
 
 
-def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], set[str]]) -> str:
+def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
     """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
     said, heard = stems(denied(claim)), stems(denied(quote))
     claim_all, quote_all = stems(" ".join(claim)), stems(" ".join(quote))

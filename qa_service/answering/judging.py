@@ -10,7 +10,7 @@ most of the claim's idf-weighted words present.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
 
-Embed = Callable[[list[str]], Sequence[np.ndarray]]
+Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
 # words that say where a claim comes from, not what it claims (general to writing about papers)
 _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
