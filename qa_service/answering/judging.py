@@ -24,6 +24,8 @@ Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, o
 # words that say where a claim comes from, not what it claims (general to writing about papers)
 _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
              "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
+# light verbs: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and noun carry it
+_LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
@@ -140,7 +142,7 @@ class Judge:
         """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
         named = reads.stems(source.label)
         return {t: self.idf(t) for t in reads.stems(claim)
-                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES
+                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in _LIGHT
                 and not any(t.startswith(w) for w in _SCAFFOLD)}
 
     def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
