@@ -24,7 +24,8 @@ Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, o
 # words that say where a claim comes from, not what it claims (general to writing about papers)
 _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
              "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
-# light verbs: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and noun carry it
+# light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
+# its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
 _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
@@ -141,8 +142,9 @@ class Judge:
     def _terms(self, claim: str, source: Source, reads: Reads) -> dict[str, float]:
         """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
         named = reads.stems(source.label)
+        light = _LIGHT if figures(claim, self.hedge_share) else set()  # a verb whose object is a figure checked apart
         return {t: self.idf(t) for t in reads.stems(claim)
-                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in _LIGHT
+                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
                 and not any(t.startswith(w) for w in _SCAFFOLD)}
 
     def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
