@@ -64,7 +64,7 @@ class CitationChecker:
         claims = [u for u in units if not u.structure and not (not u.cites and (to_reader(u.claim) or declines(u.claim)))]
         if not claims and any(declines(u.claim) for u in units):  # the model declined, in its own words
             result.grounded, result.refused, result.declined = True, True, True
-        reads = Reads()
+        reads = Reads(self.judge.hedge_share)
         reads.stems_each([u.claim for u in claims] + [s.label for s in sources])  # one tokenizer pass for all
         for index, unit in enumerate(units):
             result.sentences.append(self._unit(unit, index, unit in claims, by_n, result, reads))

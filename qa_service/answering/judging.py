@@ -70,9 +70,18 @@ class Reads:
     """What one check has read (abstracts, word stems), kept for that check only: one answer's
     units cite the same few abstracts, and each is read once."""
 
-    def __init__(self) -> None:
+    def __init__(self, hedge_share: float) -> None:
         self.abstracts: dict[str, Read] = {}
+        self.terms: dict[tuple[str, str], dict[str, float]] = {}  # (claim, paper label) -> its weighted words
         self._stems: dict[str, Terms] = {}
+        self._figures: dict[str, list[Figure]] = {}
+        self.hedge_share = hedge_share
+
+    def figures(self, text: str) -> list[Figure]:
+        found = self._figures.get(text)
+        if found is None:
+            found = self._figures[text] = figures(text, self.hedge_share)
+        return found
 
     def stems_each(self, texts: list[str]) -> list[Terms]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._stems]
@@ -122,7 +131,7 @@ class Judge:
             return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract states it", inside[0][0],
                            inside[-1][1], 1.0)
         terms = self._terms(claim, source, reads)
-        wanted = figures(claim, self.hedge_share)
+        wanted = reads.figures(claim)
         scored = []
         of_prior = about_prior_work(claim)
         for (s, e), held, found, prior in zip(read.spans, read.terms, read.figures, read.prior):
@@ -137,15 +146,20 @@ class Judge:
     def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
         return Read(spans, reads.stems_each([text[s:e] for s, e in spans]), reads.stems(text),
-                    [figures(text[s:e], self.hedge_share) for s, e in spans], [about_prior_work(text[s:e]) for s, e in spans])
+                    [reads.figures(text[s:e]) for s, e in spans], [about_prior_work(text[s:e]) for s, e in spans])
 
     def _terms(self, claim: str, source: Source, reads: Reads) -> dict[str, float]:
         """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
+        known = reads.terms.get((claim, source.label))
+        if known is not None:
+            return known
         named = reads.stems(source.label)
-        light = _LIGHT if figures(claim, self.hedge_share) else set()  # a verb whose object is a figure checked apart
-        return {t: self.idf(t) for t in reads.stems(claim)
-                if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
-                and not any(t.startswith(w) for w in _SCAFFOLD)}
+        light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
+        found = reads.terms[(claim, source.label)] = {
+            t: self.idf(t) for t in reads.stems(claim)
+            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
+            and not any(t.startswith(w) for w in _SCAFFOLD)}
+        return found
 
     def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
         total = sum(terms.values())
@@ -206,7 +220,7 @@ class Judge:
         other = next((v for v in (variant(n, _fold(claim), _fold(quote), reads.stems) for n in sorted(names)) if v), "")
         if other:
             return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
-        if figures(claim, self.hedge_share):  # a figure counts only in the quote that names what it is for
+        if reads.figures(claim):  # a figure counts only in the quote that names what it is for
             away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
             if away:
                 return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
@@ -229,7 +243,7 @@ class Judge:
 
     def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
-        wanted, given = figures(claim, self.hedge_share), figures(quote, self.hedge_share)
+        wanted, given = reads.figures(claim), reads.figures(quote)
         for figure in wanted:
             near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
