@@ -54,9 +54,9 @@ class CitationChecker:
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()
         if is_refusal(answer):
-            refusal = AnswerSentence(0, len(answer), answer, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED,
-                                     reason="the service's refusal")
-            return CheckedAnswer(answer, grounded=True, refused=True, sentences=[refusal])
+            refusal = AnswerSentence(0, len(REFUSAL), REFUSAL, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED,
+                                     reason="the service's refusal")  # the one sentence, as the service writes it
+            return CheckedAnswer(REFUSAL, grounded=True, refused=True, sentences=[refusal])
         by_n = {s.n: s for s in sources}
         text, unknown = _drop_unknown(answer, by_n)
         result = CheckedAnswer(text)
