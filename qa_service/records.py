@@ -370,6 +370,7 @@ class CheckedAnswer:
     grounded: bool = False
     refused: bool = False
     sentences: list[AnswerSentence] = field(default_factory=list)
+    declined: bool = False  # the model itself wrote that the sources do not answer, in its own words
 
     @property
     def warnings(self) -> list[str]:
@@ -387,6 +388,7 @@ class RefusalReason(str, Enum):
     DETAIL_MISSING = "detail_missing"
     NOT_STATED = "not_stated"
     NO_MATCH = "no_match"  # the request's metadata filters leave no paper: nothing was searched
+    MODEL_DECLINED = "model_declined"  # the model wrote, in its own words, that the sources do not answer
 
     @property
     def explanation(self) -> str:
@@ -409,6 +411,7 @@ _EXPLANATIONS = {
     RefusalReason.DETAIL_MISSING: "The paper the question is about does not state this detail in its abstract.",
     RefusalReason.NOT_STATED: "The abstracts that were found do not state the answer.",
     RefusalReason.NO_MATCH: "No paper matches these filters.",
+    RefusalReason.MODEL_DECLINED: "The model read the sources that were found and said they do not answer this.",
 }
 
 

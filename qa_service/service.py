@@ -49,7 +49,7 @@ def build_answerer(settings: Settings, model: ChatModel, corpora: Corpora, retri
     """The answerer and what it holds: retrieval, the corpus as a model sees it, the judge and the citation checker."""
     corpus = IndexCorpus(corpora, settings.sentence_cache_size)
     judge = AnswerabilityJudge(settings, corpus.closeness if corpus.local else None)
-    checker = CitationChecker(corpus.idf, corpora.default.local_embed(), settings.support_threshold)
+    checker = CitationChecker.from_settings(corpus.idf, corpus.embed if corpus.local else None, settings)  # cached vectors
     return Answerer(settings, model, corpora, retriever or build_retriever(settings, corpora), corpus, judge, checker)
 
 

@@ -1,131 +1,146 @@
-"""Citation markers parsed, mapped to papers and checked against what the source says."""
+"""Citation markers parsed, mapped to papers, and each claim of the answer checked against what
+its cited sources say: supported, contradicted or unverified, with the best quote of each source.
+
+The model's text comes back as written; only numbers that name no source are taken out of
+their markers. A claim is supported when the quotes of the sources it cites carry it: every
+figure (in the quote that carries the claim's words), every named thing, the same polarity, and
+most of its rare words. It is contradicted when a cited quote gives another figure for the same
+thing or the opposite direction, or when another retrieved paper, not the cited one, states it.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
 
-import numpy as np
 
-from ..store.lexical import analyze
+from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
-from ..corpus.textclean import sentence_spans
+from .judging import Finding, Judge, Reads
+from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
 
-# A source number has at most MARKER_DIGITS digits: a prompt holds a few dozen sources, and a longer
-# run of digits in brackets ("[1111…]", in an abstract or a reply) is text, not a marker (Python's
-# int() refuses a string of more than 4,300 digits). The page's MARKER pattern says the same.
-MARKER_DIGITS = 4
-_MARKER = re.compile(rf"(?<!\s)\s*\[(\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*)\]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-Embed = Callable[[list[str]], Sequence[np.ndarray]]
-
-
-def parse_numbers(marker: str) -> list[int]:
-    """'1', '1, 3', '2-4' -> [1], [1, 3], [2, 3, 4]."""
-    numbers: list[int] = []
-    for part in re.split(r"\s*,\s*", marker):
-        bounds = re.split(r"\s*[-–]\s*", part)
-        if len(bounds) == 2 and int(bounds[0]) <= int(bounds[1]) and int(bounds[1]) - int(bounds[0]) < 50:
-            numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
-        else:
-            numbers.extend(int(b) for b in bounds)
-    return list(dict.fromkeys(numbers))
+__all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
+Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
+_CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+(?:and|but)\s+(?=[A-Z])|\s+in the (?:first|second)\b")
 
 
 def is_refusal(answer: str) -> bool:
-    return _MARKER.sub("", answer).strip().rstrip(".").lower() == REFUSAL.rstrip(".").lower()
+    return MARKER.sub("", answer).strip().rstrip(".").lower() == REFUSAL.rstrip(".").lower()
+
+
+@dataclass
+class _Verdict:
+    verdict: SentenceVerdict
+    reason: str
+    quotes: list[Citation] = field(default_factory=list)
 
 
 class CitationChecker:
-    """Does the cited source back the sentence? Lexical overlap and numbers, plus embeddings."""
+    """Does each claim say what its cited sources say? Figures, names and polarity aligned with the quote."""
 
-    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.5):
-        self.idf = idf
-        self.embed = embed
-        self.threshold = threshold
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.75,
+                 hedge_share: float = 0.05, elsewhere_credit: float = 0.5, contradict_share: float = 0.5,
+                 prior_weight: float = 0.5):
+        self.judge = Judge(idf, embed, threshold, hedge_share, elsewhere_credit, contradict_share, prior_weight)
+
+    @classmethod
+    def from_settings(cls, idf: Callable[[str], float], embed: Embed | None, settings: Settings) -> "CitationChecker":
+        return cls(idf, embed, settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
+                   settings.contradict_share, settings.prior_work_weight)
 
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()
         if is_refusal(answer):
-            refusal = AnswerSentence(0, len(REFUSAL), REFUSAL, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED)
+            refusal = AnswerSentence(0, len(REFUSAL), REFUSAL, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED,
+                                     reason="the service's refusal")  # the one sentence, as the service writes it
             return CheckedAnswer(REFUSAL, grounded=True, refused=True, sentences=[refusal])
         by_n = {s.n: s for s in sources}
-        result = CheckedAnswer(answer)
-        bad: set[int] = set()
-        clean_parts: list[str] = []
-        all_supported = True
-        spans = sentence_spans(answer) or [(0, len(answer))]
-        at = 0  # where the next rewritten sentence starts in the answer as returned
-        for index, (start, end) in enumerate(spans):
-            sentence = answer[start:end]
-            numbers: list[int] = []
-            for marker in _MARKER.finditer(sentence):
-                numbers.extend(parse_numbers(marker.group(1)))
-            known = [n for n in dict.fromkeys(numbers) if n in by_n]
-            bad.update(n for n in numbers if n not in by_n)
-            claim = _MARKER.sub("", sentence).strip()
-            written = _rewrite_markers(sentence, by_n)
-            clean_parts.append(written)
-            unit = AnswerSentence(at, at + len(written), written, cites=known)
-            at += len(written) + 1 if written else 0
-            if written:
-                result.sentences.append(unit)
-            if not known:
-                all_supported = False
-                result.issues.append(CitationIssue(IssueKind.UNCITED, index, repr(claim[:80])))
-                unit.verdict, unit.reason = SentenceVerdict.UNCITED, "cites no source"
-                continue
-            checks = [self._support(claim, by_n[n], index) for n in known]
-            result.citations.extend(checks)
-            unit.quotes = checks
-            if any(c.supported for c in checks):
-                unit.verdict, unit.reason = SentenceVerdict.SUPPORTED, "its cited abstract states it"
-            else:
-                all_supported = False
-                result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
-                unit.reason = "the cited abstracts do not confirm it"
-        for n in sorted(bad):
+        text, unknown = _drop_unknown(answer, by_n)
+        result = CheckedAnswer(text)
+        units = split_units(text)
+        claims = [u for u in units if not u.structure and not (not u.cites and (to_reader(u.claim) or declines(u.claim)))]
+        if not claims and any(declines(u.claim) for u in units):  # the model declined, in its own words
+            result.grounded, result.refused, result.declined = True, True, True
+        reads = Reads(self.judge.hedge_share)
+        reads.stems_each([u.claim for u in claims] + [s.label for s in sources])  # one tokenizer pass for all
+        for index, unit in enumerate(units):
+            result.sentences.append(self._unit(unit, index, unit in claims, by_n, result, reads))
+        for n in unknown:
             result.issues.append(CitationIssue(IssueKind.UNKNOWN_SOURCE, None, str(n)))
-        result.answer = " ".join(p for p in clean_parts if p)
-        result.grounded = all_supported and bool(result.citations)
+        checked = [s for s in result.sentences if s.kind is SentenceKind.CLAIM]
+        if checked:
+            result.grounded = all(s.verdict is SentenceVerdict.SUPPORTED for s in checked)
         return result
 
-    def _support(self, claim: str, source: Source, sentence_index: int) -> Citation:
-        text = source.paper_text
-        spans = sentence_spans(text) or [(0, len(text))]
-        exact = text.find(claim)
-        if exact >= 0:  # quoted verbatim: the best possible support
-            return Citation(source.n, source.paper_id, source.label, claim, exact, exact + len(claim), 1.0, True, sentence_index, source.corpus)
-        claim_terms = set(analyze(claim)) - set(analyze(source.label))  # citing the paper already names it
-        weight = sum(self.idf(t) for t in claim_terms) or 1.0
-        numbers = [n for n in _NUMBER.findall(claim) if not re.fullmatch(r"\d", n)]
-        lexical = [
-            min(1.0, sum(self.idf(t) for t in claim_terms & set(analyze(text[s:e]))) / weight
-                + (0.3 if numbers and all(n in text[s:e] for n in numbers) else 0.0))
-            for s, e in spans
-        ]
-        order = sorted(range(len(spans)), key=lambda i: -lexical[i])[:3]
-        scores = {i: lexical[i] for i in order}
-        if self.embed is not None:
-            vectors = self.embed([claim] + [text[spans[i][0] : spans[i][1]] for i in order])
-            for i, vector in zip(order, vectors[1:]):
-                scores[i] = 0.5 * lexical[i] + 0.5 * max(0.0, float(np.dot(vectors[0], vector)))
-        best = max(scores, key=lambda i: scores[i])
-        # every number the sentence states must be in the abstract
-        numbers_ok = all(num in text for num in numbers)
-        score = scores[best] if numbers_ok else min(scores[best], self.threshold - 0.01)
-        start, end = spans[best]
-        return Citation(source.n, source.paper_id, source.label, text[start:end], start, end, score, score >= self.threshold, sentence_index,
-                        source.corpus)
+    def _unit(self, unit: Unit, index: int, claim: bool, by_n: dict[int, Source], result: CheckedAnswer,
+              reads: Reads) -> AnswerSentence:
+        known = [n for n in unit.cites if n in by_n]
+        if not claim:
+            why = unit.why or ("the model says the sources do not state it" if declines(unit.claim) else "an aside to the reader")
+            return AnswerSentence(unit.start, unit.end, unit.text, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED,
+                                  known, reason=why)
+        sentence = AnswerSentence(unit.start, unit.end, unit.text, SentenceKind.CLAIM, cites=known)
+        if not known:
+            result.issues.append(CitationIssue(IssueKind.UNCITED, index, repr(unit.claim[:80])))
+            sentence.verdict, sentence.reason = SentenceVerdict.UNCITED, "cites no source"
+            return sentence
+        others = [s for n, s in by_n.items() if n not in known]
+        found = self._verdict(unit.claim, [by_n[n] for n in known], others, index, reads)
+        sentence.verdict, sentence.reason, sentence.quotes = found.verdict, found.reason, found.quotes
+        result.citations.extend(found.quotes)
+        if found.verdict is not SentenceVerdict.SUPPORTED:
+            result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
+        return sentence
+
+    def _verdict(self, claim: str, cited: list[Source], others: list[Source], index: int, reads: Reads) -> _Verdict:
+        """Each part of the claim carried by one of its cited sources; a claim no cited source carries
+        but another retrieved paper does belongs to that paper."""
+        parts = _parts(claim) if len(cited) > 1 else [claim]
+        best: dict[int, Finding] = {}
+        findings: list[Finding] = []
+        for part in parts:
+            options = [self.judge.judge(part, source, reads) for source in cited]
+            chosen = max(options, key=Finding.rank)
+            findings.append(chosen)
+            for option in options:
+                if option.source.n not in best or option.rank() > best[option.source.n].rank():
+                    best[option.source.n] = option
+        quotes = [best[s.n].citation(index) for s in cited]
+        if any(f.verdict is SentenceVerdict.CONTRADICTED for f in findings):
+            bad = next(f for f in findings if f.verdict is SentenceVerdict.CONTRADICTED)
+            return _Verdict(SentenceVerdict.CONTRADICTED, bad.reason, quotes)
+        if all(f.verdict is SentenceVerdict.SUPPORTED for f in findings):
+            return _Verdict(SentenceVerdict.SUPPORTED, findings[0].reason if len(findings) == 1 else
+                            "each part is stated by the source it cites", quotes)
+        for source in others:
+            elsewhere = self.judge.judge(claim, source, reads, by_meaning=False)
+            if elsewhere.verdict is SentenceVerdict.SUPPORTED:
+                return _Verdict(SentenceVerdict.CONTRADICTED, f"[{source.n}] states this, not the source it cites", quotes)
+        missing = next(f for f in findings if f.verdict is not SentenceVerdict.SUPPORTED)
+        return _Verdict(SentenceVerdict.UNVERIFIED, missing.reason, quotes)
 
 
-def _rewrite_markers(sentence: str, by_n: dict) -> str:
-    """Drop numbers that match no source from a marker; drop a marker left empty."""
+def _parts(claim: str) -> list[str]:
+    """A sentence citing several sources, cut where it turns from one to the next ("..., while ...")."""
+    parts = [p.strip() for p in _CLAUSES.split(claim) if p and len(p.strip()) > 12]
+    return parts or [claim]
+
+
+def _drop_unknown(answer: str, by_n: dict[int, Source]) -> tuple[str, list[int]]:
+    """The answer with numbers that name no source taken out of their markers (a marker left empty goes);
+    every other character stays as the model wrote it."""
+    unknown: list[int] = []
 
     def keep(match: re.Match) -> str:
-        numbers = [n for n in parse_numbers(match.group(1)) if n in by_n]
-        return f" [{', '.join(map(str, numbers))}]" if numbers else ""
+        numbers = parse_numbers(match.group(1))
+        valid = [n for n in numbers if n in by_n]
+        unknown.extend(n for n in numbers if n not in by_n)
+        if len(valid) == len(numbers):
+            return match.group(0)
+        lead = match.group(0)[: len(match.group(0)) - len(match.group(0).lstrip())]
+        return f"{lead}[{', '.join(map(str, valid))}]" if valid else ""
 
-    return _MARKER.sub(keep, sentence).strip()
+    return MARKER.sub(keep, answer), sorted(set(unknown))

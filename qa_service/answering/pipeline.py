@@ -220,7 +220,8 @@ class Answerer:
         prepared.timings.total = (time.perf_counter() - started) * 1000
         scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict
-        reason = verdict.reason if not verdict.answerable else (RefusalReason.NOT_STATED if checked.refused else None)
+        declined = RefusalReason.MODEL_DECLINED if checked.declined else RefusalReason.NOT_STATED
+        reason = verdict.reason if not verdict.answerable else (declined if checked.refused else None)
         labels = {h.paper_id: h.label for h in prepared.found.hits}
         about = [labels.get(pid, pid) for pid in verdict.about]
         return Answer(

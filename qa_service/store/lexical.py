@@ -43,6 +43,14 @@ def content_terms(text: str) -> set[str]:
     return set(words)
 
 
+def content_terms_each(texts: list[str]) -> list[set[str]]:
+    """content_terms of many texts in one pass (the tokenizer's set-up is most of the cost of one short text)."""
+    if not texts:
+        return []
+    words = bm25s.tokenize(texts, stopwords=sorted(_CONTENT_STOP), stemmer=_STEMMER, return_ids=False, show_progress=False)
+    return [set(w) for w in words]
+
+
 class LexicalIndex:
     """BM25 scores for chunks, and paper-level document frequencies for term rarity."""
 

@@ -1,0 +1,214 @@
+"""What a claim says that a quote must say too: its figures, its named things, its polarity.
+
+Figures are normalised (5,040 = 5040, 10K = 10,000, "about three times" ~ 3.12x, ranges give both
+ends) and each is tied to the words around it, so that a figure the quote gives for another thing
+("x2.51 on RTX 3090" offered for the H20) is told apart from the figure it gives for this one. The
+word classes here are general English (comparison, negation, quantifiers), not fitted to a corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Callable
+
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
+_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+          "eleven": 11, "twelve": 12, "thirteen": 13, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
+          "hundred": 100, "single": 1, "twice": 2, "half": 0.5, "dozen": 12}
+_NUMBER = re.compile(
+    r"(?<![\w.@/-])(?:[×x]\s?)?[+±~≈-]?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+    r"(?:\s?(%|percent\b|pp\b|×|x\b|-?fold\b|\s?times\b)|\s?([kKmMbBtT]\b|thousand\b|million\b|billion\b|trillion\b))?"
+    r"(?![\w@])",
+)
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(_WORDS)})(?:[\s-](times|fold))?\b", re.I)
+_HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|close to|over|more than|up to|~|≈)\s*$", re.I)
+# a clause ends here: a figure's words are the ones inside its clause
+_CLAUSE = re.compile(r"[,;:()]|\b(?:and|while|whereas|but|compared|versus|vs|relative|against|respectively)\b", re.I)
+_PRIOR = re.compile(
+    r"\b(?:existing|prior|previous|previously|conventional|traditional|earlier|current|most|many|standard)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:methods?|approach(?:es)?|techniques?|works?|models|systems|studies|baselines|solutions|frameworks|algorithms)\b"
+    r"|\bon the other hand\b|\bunlike\b|\bcompared (?:to|with)\b|\bin contrast\b|\bby contrast\b", re.I)
+_ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
+_LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
+_TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
+UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
+      "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
+      "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
+      "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
+      "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
+      "high", "large", "strong", "fast", "long", "many"}
+DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
+        "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
+        "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
+        "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
+        "low", "small", "weak", "slow", "short", "few"}
+NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
+QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
+               "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float
+    kind: str  # "%", "x" (a ratio) or "" (a count or plain number)
+    tolerance: float  # how far a quoted figure may be and still be this one (the writer's rounding, a hedge)
+    at: int  # where it is written, in characters
+    end: int
+    text: str
+
+    def matches(self, other: "Figure") -> bool:
+        same_kind = self.kind == other.kind or "" in (self.kind, other.kind) and self.kind != "%" and other.kind != "%"
+        return same_kind and abs(self.value - other.value) <= max(self.tolerance, 1e-9 * abs(self.value))
+
+
+def figures(text: str, hedge_share: float) -> list[Figure]:
+    """Each figure of the text, normalised; a hedged one ("roughly 41%") may be `hedge_share` off."""
+    found: list[Figure] = []
+    for match in _NUMBER.finditer(text):
+        if text[match.start() - 1:match.start()] == "(" and text[match.end():match.end() + 1] == ")":
+            continue  # an enumerator: "(3) an extensive list"
+        digits, unit, scale = match.group(1), (match.group(2) or "").strip().lower(), (match.group(3) or "").lower()
+        if re.fullmatch(r"(?:19|20)\d\d", digits) and not unit:
+            continue  # a year
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        value = float(digits.replace(",", ""))
+        factor = _SCALE.get(scale, 1.0)
+        kind = "%" if unit in ("%", "percent", "pp") else "x" if unit or match.group(0).lstrip()[:1] in "×x" else ""
+        found.append(_figure(text, match.start(), match.end(), value * factor, kind, 0.5 * 10 ** -decimals * factor, hedge_share))
+    for match in _NUMBER_WORD.finditer(text):
+        word, times = match.group(1).lower(), match.group(2)
+        kind = "x" if times or word == "twice" else ""
+        found.append(_figure(text, match.start(), match.end(), float(_WORDS[word]), kind, 0.5 if kind else 0.0, hedge_share))
+    _share_ranges(text, found)
+    return sorted(found, key=lambda f: f.at)
+
+
+def _figure(text: str, start: int, end: int, value: float, kind: str, rounding: float, hedge_share: float) -> Figure:
+    hedged = bool(_HEDGE.search(text[max(0, start - 20):start]))
+    return Figure(value, kind, max(rounding, hedge_share * value if hedged else 0.0), start, end, text[start:end])
+
+
+def _share_ranges(text: str, found: list[Figure]) -> None:
+    """In '2-5x' or 'from 1B to 24B' the unit written once belongs to both ends."""
+    found.sort(key=lambda f: f.at)
+    for i in range(len(found) - 1):
+        a, b = found[i], found[i + 1]
+        if re.fullmatch(r"\s*(?:[-–]|to|and)\s*", text[a.end:b.at]) and not a.kind and b.kind:
+            found[i] = Figure(a.value, b.kind, a.tolerance, a.at, a.end, a.text)
+
+
+def words(text: str) -> list[str]:
+    """The text's tokens, lower-cased, names with their digits and hyphens kept whole."""
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def named_things(text: str) -> set[str]:
+    """Name-shaped tokens: inner capitals (CamelCase, GPT-4o), letters with digits (H100), or capitalised
+    mid-sentence; the first word of a sentence is a name only if its shape says so."""
+    names: set[str] = set()
+    tokens = list(re.finditer(r"[A-Za-z][\w'’-]*[\w]|[A-Za-z]", text))
+    for i, match in enumerate(tokens):
+        token = match.group(0).rstrip("'’s") if match.group(0).endswith(("'s", "’s")) else match.group(0)
+        inner = any(c.isupper() for c in token[1:]) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
+        sentence_start = i == 0 or bool(re.search(r"[.:;!?|]\s*$|^\s*$", text[tokens[i - 1].end():match.start()]))
+        if inner or (token[:1].isupper() and not sentence_start and len(token) > 1):
+            names.add(token.lower())
+    return names
+
+
+def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
+    """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing."""
+    after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b")
+    said = {m.group(1) for m in after.finditer(claim.lower())}
+    for match in after.finditer(quote.lower()):
+        word = match.group(1)
+        if word not in said and stems(word) and name in claim.lower():
+            return f"{name} {word}"
+    return ""
+
+
+def clause(text: str, figure: Figure, others: list[Figure]) -> str:
+    """The clause a figure stands in, stopping at the next figure on either side."""
+    left = max([f.end for f in others if f.end <= figure.at] + [0])
+    right = min([f.at for f in others if f.at >= figure.end] + [len(text)])
+    before = text[left:figure.at]
+    after = text[figure.end:right]
+    cut = list(_CLAUSE.finditer(before))
+    before = before[cut[-1].end():] if cut else before
+    ahead = _CLAUSE.search(after)
+    after = after[:ahead.start()] if ahead else after
+    return before + " " + after
+
+
+def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """The comparison words of a text that point up, and those that point down."""
+    return {t for t in tokens if t in UP}, {t for t in tokens if t in DOWN}
+
+
+def directed(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach: int = 2) -> dict[str, set[str]]:
+    """Each word next to a comparison word, and the way it points there: "lower latency" -> latency: down."""
+    out: dict[str, set[str]] = {}
+    for i, t in enumerate(tokens):
+        way = "up" if t in UP else "down" if t in DOWN else ""
+        if way:
+            near = [w for w in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if w not in UP and w not in DOWN]
+            for stem in stems(" ".join(near)):
+                out.setdefault(stem, set()).add(way)
+    return out
+
+
+def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
+    """A thing the claim says goes one way and the quote says goes the other ("smaller than" / "exceeding")."""
+    said, heard = directed(claim, stems), directed(quote, stems)
+    for term, ways in sorted(said.items()):
+        if term in heard and not ways & heard[term]:
+            return term
+    return ""
+
+
+def denied(tokens: list[str], reach: int = 3) -> str:
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..."""
+    out: list[str] = []
+    for i, t in enumerate(tokens):
+        if t in NEGATION or t.endswith("n't"):
+            out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
+    return " ".join(out)
+
+
+def enumerated(text: str) -> list[str]:
+    """The items of each list the sentence gives ("cosine, linear and exponential decay"): each is a detail
+    the quote must hold, not a word the rest of the sentence can make up for."""
+    return [item for match in _LIST.finditer(text) for item in re.split(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", match.group(0))
+            if item.strip()]
+
+
+def about_prior_work(text: str) -> bool:
+    """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
+    An abstract's sentence about what came before does not back a claim about the paper's own method."""
+    return bool(_PRIOR.search(text))
+
+
+def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
+    """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
+    said, heard = stems(denied(claim)), stems(denied(quote))
+    claim_all, quote_all = stems(" ".join(claim)), stems(" ".join(quote))
+    for word in sorted(heard - said):
+        if word in claim_all:
+            return word
+    for word in sorted(said - heard):
+        if word in quote_all:
+            return word
+    return ""
+
+
+def opposite_prefix(claim: set[str], quote: set[str]) -> str:
+    """A word of the claim whose un-/in-/non- form is in the quote, or the other way round ("reliable" / "unreliable")."""
+    for word in claim:
+        for prefix in ("un", "in", "non", "non-", "im", "ir", "dis"):
+            if len(word) > 4 and prefix + word in quote and prefix + word not in claim and word not in quote:
+                return word
+            if (word.startswith(prefix) and len(word) - len(prefix) > 4 and word[len(prefix):] in quote
+                    and word[len(prefix):] not in claim and word not in quote):
+                return word
+    return ""

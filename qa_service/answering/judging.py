@@ -1,0 +1,277 @@
+"""One claim against one source: the quote that carries it, and whether it states, contradicts or
+cannot confirm the claim.
+
+Rare-term overlap (and MiniLM, when it is local) picks the quote; the verdict comes from aligning
+the claim with it: each figure found in that quote and tied to the same words, each named thing in
+the source, the same direction of comparison and negation, no "every"/"only" the quote lacks, and
+most of the claim's idf-weighted words present.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..corpus.textclean import sentence_spans
+from ..records import Citation, SentenceVerdict, Source
+from ..store.lexical import content_terms, content_terms_each
+from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
+
+Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
+Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
+# words that say where a claim comes from, not what it claims (general to writing about papers)
+_SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
+             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
+# light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
+# its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
+_LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
+# hedges a writer adds of their own (the figure check reads the ones before a number)
+_HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
+           "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+_HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
+_SAME_FORM = 5  # two stems that share their first 5 letters and one starts the other are one word's forms
+_PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
+_FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
+_MEANING = 0.5  # MiniLM cosine's weight beside word overlap when re-ranking (the same half as the check before it)
+
+
+@dataclass
+class Read:
+    """One abstract as the check reads it, once per check: its sentences, their words and figures."""
+
+    spans: list[tuple[int, int]]
+    terms: list[Terms]
+    everywhere: Terms
+    figures: list[list[Figure]]
+    prior: list[bool]  # the sentence speaks of earlier work
+
+
+class Terms(frozenset):
+    """A text's word stems, with an index by their first letters for matching a longer or shorter form."""
+
+    def has(self, term: str) -> bool:
+        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
+        if term in self:
+            return True
+        if len(term) < _SAME_FORM:
+            return False
+        heads = self.__dict__.get("heads")
+        if heads is None:
+            heads = self.__dict__["heads"] = {}
+            for t in self:
+                if len(t) >= _SAME_FORM:
+                    heads.setdefault(t[:_SAME_FORM], []).append(t)
+        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:_SAME_FORM], ()))
+
+
+class Reads:
+    """What one check has read (abstracts, word stems), kept for that check only: one answer's
+    units cite the same few abstracts, and each is read once."""
+
+    def __init__(self, hedge_share: float) -> None:
+        self.abstracts: dict[str, Read] = {}
+        self.terms: dict[tuple[str, str], dict[str, float]] = {}  # (claim, paper label) -> its weighted words
+        self._stems: dict[str, Terms] = {}
+        self._figures: dict[str, list[Figure]] = {}
+        self.hedge_share = hedge_share
+
+    def figures(self, text: str) -> list[Figure]:
+        found = self._figures.get(text)
+        if found is None:
+            found = self._figures[text] = figures(text, self.hedge_share)
+        return found
+
+    def stems_each(self, texts: list[str]) -> list[Terms]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._stems]
+        self._stems.update(zip(missing, map(Terms, content_terms_each(missing))))
+        return [self._stems[t] for t in texts]
+
+    def stems(self, text: str) -> Terms:
+        found = self._stems.get(text)
+        if found is None:
+            found = self._stems[text] = Terms(content_terms(text))
+        return found
+
+
+@dataclass
+class Finding:
+    source: Source
+    verdict: SentenceVerdict
+    reason: str
+    start: int
+    end: int
+    coverage: float  # idf-weighted share of the claim's words the quote (and its abstract) holds
+
+    def rank(self) -> tuple[bool, float]:
+        return self.verdict is SentenceVerdict.SUPPORTED, self.coverage
+
+    def citation(self, sentence: int) -> Citation:
+        s = self.source
+        return Citation(s.n, s.paper_id, s.label, s.paper_text[self.start:self.end], self.start, self.end,
+                        round(self.coverage, 3), self.verdict is SentenceVerdict.SUPPORTED, sentence, s.corpus)
+
+
+class Judge:
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None, threshold: float, hedge_share: float,
+                 elsewhere_credit: float, contradict_share: float, prior_weight: float):
+        self.idf, self.embed = idf, embed
+        self.threshold, self.hedge_share = threshold, hedge_share
+        self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
+        self.prior_weight = prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+
+    def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
+        """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
+        text = source.paper_text
+        read = reads.abstracts.get(text) or reads.abstracts.setdefault(text, self._read(text, reads))
+        exact = text.find(claim.rstrip("."))
+        if len(claim) > 20 and exact >= 0:  # quoted verbatim: the best possible support, quoted whole
+            inside = [(s, e) for s, e in read.spans if s < exact + len(claim.rstrip(".")) and e > exact] or [(exact, exact + len(claim))]
+            return Finding(source, SentenceVerdict.SUPPORTED, "its cited abstract states it", inside[0][0],
+                           inside[-1][1], 1.0)
+        terms = self._terms(claim, source, reads)
+        wanted = reads.figures(claim)
+        scored = []
+        of_prior = about_prior_work(claim)
+        for (s, e), held, found, prior in zip(read.spans, read.terms, read.figures, read.prior):
+            hits = sum(any(f.matches(g) for g in found) for f in wanted)
+            coverage = self._coverage(terms, held, read.everywhere)
+            scored.append((coverage * (self.prior_weight if prior and not of_prior else 1.0), hits, s, e, coverage))
+        best = self._pick(claim, scored, text, by_meaning)
+        _, _, start, end, coverage = scored[best]
+        verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
+        return Finding(source, verdict, reason, start, end, coverage)
+
+    def _read(self, text: str, reads: Reads) -> Read:
+        spans = sentence_spans(text) or [(0, len(text))]
+        return Read(spans, reads.stems_each([text[s:e] for s, e in spans]), reads.stems(text),
+                    [reads.figures(text[s:e]) for s, e in spans], [about_prior_work(text[s:e]) for s, e in spans])
+
+    def _terms(self, claim: str, source: Source, reads: Reads) -> dict[str, float]:
+        """The claim's content words and their rarity; the cited paper's own name and figures are checked apart."""
+        known = reads.terms.get((claim, source.label))
+        if known is not None:
+            return known
+        named = reads.stems(source.label)
+        light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
+        found = reads.terms[(claim, source.label)] = {
+            t: self.idf(t) for t in reads.stems(claim)
+            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
+            and not any(t.startswith(w) for w in _SCAFFOLD)}
+        return found
+
+    def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
+        total = sum(terms.values())
+        if not total:
+            return 1.0
+        held = 0.0
+        for term, weight in terms.items():
+            if quote.has(term):
+                held += weight
+            elif everywhere.has(term):
+                held += self.elsewhere_credit * weight
+        return held / total
+
+    def _pick(self, claim: str, scored: list[tuple[float, int, int, int, float]], text: str, by_meaning: bool) -> int:
+        """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
+        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + _FIGURE_HIT * scored[i][1]))[:_PICK]
+        if self.embed is None or not by_meaning or len(ranked) < 2:
+            return ranked[0]
+        vectors = self.embed([claim] + [text[scored[i][2]:scored[i][3]] for i in ranked])
+        closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
+        return max(ranked, key=lambda i: scored[i][0] + _FIGURE_HIT * scored[i][1] + _MEANING * max(0.0, closeness[i]))
+
+    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
+        """Contradictions first (another figure, the opposite direction), then what is missing."""
+        about = coverage >= self.contradict_share  # the quote speaks of the same thing
+        said, heard = words(claim), words(quote)
+        found = (self._figures(claim, quote, about, reads) or self._opposites(said, heard, about, reads)
+                 or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
+        if found is not None:
+            return found
+        if coverage < self.threshold:
+            return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
+        return SentenceVerdict.SUPPORTED, "the cited quote states it"
+
+    def _opposites(self, said: list[str], heard: list[str], about: bool, reads: Reads) -> Problem:
+        """The quote says the opposite: an un-/in- form, or a comparison pointing the other way."""
+        if not about:
+            return None
+        flipped = opposite_prefix(set(said), set(heard))
+        if flipped:
+            return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
+        (up, down), (q_up, q_down) = direction(said), direction(heard)
+        if ((up - set(heard) and q_down and not q_up and not up & q_up)
+                or (down - set(heard) and q_up and not q_down and not down & q_down)):
+            return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        turned = direction_clash(said, heard, reads.stems)
+        if turned:
+            return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
+        return None
+
+    def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
+        """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
+        names = named_things(_fold(claim))
+        text, label = _fold(source.paper_text).lower(), _fold(source.label).lower()
+        missing = sorted(n for n in names if n not in text and n not in label)
+        if missing:
+            return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
+        other = next((v for v in (variant(n, _fold(claim), _fold(quote), reads.stems) for n in sorted(names)) if v), "")
+        if other:
+            return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
+        if reads.figures(claim):  # a figure counts only in the quote that names what it is for
+            away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
+            if away:
+                return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
+        return None
+
+    def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
+        """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
+        said, heard = words(claim), words(quote)
+        clash = negation_clash(said, heard, reads.stems)
+        if clash and about:
+            return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
+        held, terms = reads.stems(quote), self._terms(claim, source, reads)
+        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t)]
+        if listed:
+            return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
+        extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
+        if extra:
+            return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
+        return None
+
+    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
+        """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
+        wanted, given = reads.figures(claim), reads.figures(quote)
+        for figure in wanted:
+            near = self._near(claim, figure, wanted, reads)
+            same = [g for g in given if figure.matches(g)]
+            rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
+            if same:
+                best_same = max(self._tie(near, quote, g, given, reads) for g in same)
+                for rival in rivals:
+                    if self._tie(near, quote, rival, given, reads) > best_same and about:
+                        return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
+                continue
+            tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
+            if tied and about:
+                return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
+            return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
+        return None
+
+    def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
+        """The words around the claim's figure, by rarity; a named thing counts twice."""
+        words_there = clause(text, figure, [f for f in others if f is not figure])
+        names = reads.stems(" ".join(named_things(words_there)))
+        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in reads.stems(words_there) if not t.replace(".", "").isdigit()}
+
+    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
+        """How much of the words around the claim's figure stand around this figure of the quote."""
+        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
+        return sum(weight for term, weight in near.items() if around.has(term))
+
+
+def _fold(text: str) -> str:
+    """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
+    return text.translate(_HYPHENS)

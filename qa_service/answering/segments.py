@@ -1,0 +1,163 @@
+"""A model's answer cut into the units a reader checks, the way models write: sentences, list
+items, headings, table rows and code blocks, each with its exact place in the text.
+
+Markers belong to the sentence before them, written before the period ("... process [1].") or
+after it ("... process. [1]", "... process.[1]"). A lead-in ending in ":", a heading, a table's
+header and separator rows and code are structure, not claims. The model's own sentences about the
+sources ("The provided abstracts do not mention ...") and its closing offers to the reader are not
+claims about the papers either.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A source number has at most MARKER_DIGITS digits: a prompt holds a few dozen sources, and a longer
+# run of digits in brackets ("[1111…]", in an abstract or a reply) is text, not a marker (Python's
+# int() refuses a string of more than 4,300 digits). The page's MARKER pattern says the same.
+MARKER_DIGITS = 4
+MARKER = re.compile(rf"(?<!\s)\s*\[(\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*)\]")
+_MARKERS = rf"(?:\s*\[\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*\])*"
+# a sentence ends at . ! ? (and the quotes or brackets that close it), then its markers, then space or the end
+_END = re.compile(rf"[.!?][\"'”’)]*{_MARKERS}(?=\s|$)")
+_ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "Sec.", "No.", "resp.", "al.")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*•+]|\d{1,3}[.)])[ \t]+")
+_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
+_TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
+_FENCE = re.compile(r"[ \t]*(```|~~~)")
+# the model speaking to the reader, not about the papers (per-language function words: English)
+_TO_READER = re.compile(r"\b(?:you|your|let me|let's|i can|i'd|i will|i'll|here is|here's|here are)\b", re.I)
+# the model saying the sources do not answer: a negation and the evidence it was given, or "I cannot find"
+_DECLINES = re.compile(
+    r"\b(?:(?:abstracts?|sources?|papers?|context|documents?|excerpts?|passages?|provided (?:text|material|information))\b"
+    r"[^.]*?\b(?:do(?:es)?\s+not|don't|doesn't|did\s+not|didn't|never|neither|contain\s+no|make\s+no|give\s+no|say\s+nothing)\b"
+    r"|\bi\s+(?:cannot|can't|could\s+not|couldn't|am\s+unable\s+to|was\s+unable\s+to|do\s+not|don't)\s+"
+    r"(?:find|see|locate|determine|answer|tell|identify)\b"
+    r"|\b(?:there\s+is|there's|i\s+(?:have|found))\s+no\s+(?:information|mention|evidence|data|details?)\b"
+    r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]*\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b)",
+    re.I,
+)
+
+
+@dataclass
+class Unit:
+    """One unit of the answer: text[start:end] as written, what it is, and the part to check."""
+
+    start: int
+    end: int
+    text: str
+    structure: bool = False  # a heading, lead-in, table header or rule, code: nothing to check
+    claim: str = ""  # the words to check: markers, list bullets and table pipes taken out
+    cites: list[int] = field(default_factory=list)
+    why: str = ""  # for structure: what it is
+
+
+def parse_numbers(marker: str) -> list[int]:
+    """'1', '1, 3', '2-4' -> [1], [1, 3], [2, 3, 4]."""
+    numbers: list[int] = []
+    for part in re.split(r"\s*,\s*", marker):
+        bounds = re.split(r"\s*[-–]\s*", part)
+        if len(bounds) == 2 and int(bounds[0]) <= int(bounds[1]) and int(bounds[1]) - int(bounds[0]) < 50:
+            numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+        else:
+            numbers.extend(int(b) for b in bounds)
+    return list(dict.fromkeys(numbers))
+
+
+def cited(text: str) -> list[int]:
+    """Every source number the text's markers name, in order, once each."""
+    return list(dict.fromkeys(n for m in MARKER.finditer(text) for n in parse_numbers(m.group(1))))
+
+
+def declines(text: str) -> bool:
+    """Does this sentence say the sources do not answer ("The provided abstracts do not mention ...")?"""
+    return bool(_DECLINES.search(MARKER.sub("", text)))
+
+
+def to_reader(text: str) -> bool:
+    """An offer or aside to the reader ("Let me know if ...", "Here is a summary"), not a claim."""
+    return bool(_TO_READER.search(text))
+
+
+def split_units(answer: str) -> list[Unit]:
+    """The answer's units in order; answer[u.start:u.end] == u.text for each."""
+    units: list[Unit] = []
+    lines = _lines(answer)
+    i = 0
+    while i < len(lines):
+        start, end = lines[i]
+        line = answer[start:end]
+        if _FENCE.match(line):  # a code block, fences included, is one unit
+            j = i + 1
+            while j < len(lines) and not _FENCE.match(answer[lines[j][0]:lines[j][1]]):
+                j += 1
+            j = min(j, len(lines) - 1)
+            units.append(_unit(answer, start, lines[j][1], "code"))
+            i = j + 1
+            continue
+        if _HEADING.match(line):
+            units.append(_unit(answer, start, end, "a heading"))
+        elif line.lstrip().startswith("|"):
+            header = i + 1 < len(lines) and bool(_TABLE_RULE.fullmatch(answer[lines[i + 1][0]:lines[i + 1][1]]))
+            rule = bool(_TABLE_RULE.fullmatch(line))
+            units.append(_unit(answer, start, end, "a table header" if header else "a table rule" if rule else ""))
+        elif _LIST_ITEM.match(line):
+            units.extend(_sentences(answer, start, end))
+        else:  # a paragraph runs on until a blank line or a line that starts something else
+            j = i
+            while j + 1 < len(lines) and _plain(answer[lines[j + 1][0]:lines[j + 1][1]]) and lines[j + 1][0] == lines[j][1] + 1:
+                j += 1
+            units.extend(_sentences(answer, start, lines[j][1]))
+            i = j
+        i += 1
+    return [u for u in units if u.end > u.start]
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each non-blank line, trailing space left out."""
+    spans, at = [], 0
+    for line in text.split("\n"):
+        stripped = line.rstrip()
+        if stripped.strip():
+            lead = len(stripped) - len(stripped.lstrip())
+            spans.append((at + lead, at + len(stripped)))
+        at += len(line) + 1
+    return spans
+
+
+def _plain(line: str) -> bool:
+    return not (_FENCE.match(line) or _HEADING.match(line) or line.lstrip().startswith("|") or _LIST_ITEM.match(line))
+
+
+def _sentences(text: str, start: int, end: int) -> list[Unit]:
+    """The sentences of text[start:end], each with the markers written after its period."""
+    units: list[Unit] = []
+    at = start
+    for match in _END.finditer(text, start, end):
+        head = text[at:match.start() + 1]
+        if head.rstrip().endswith(_ABBREVIATIONS) or len(MARKER.sub("", head).strip()) < 12:
+            continue
+        units.append(_unit(text, at, match.end()))
+        at = match.end()
+        while at < end and text[at].isspace():
+            at += 1
+    if at < end and text[at:end].strip():
+        units.append(_unit(text, at, end))
+    return units
+
+
+def _unit(text: str, start: int, end: int, structure: str = "") -> Unit:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    written = text[start:end]
+    claim = MARKER.sub("", written)
+    claim = _LIST_ITEM.sub("", claim, count=1) if _LIST_ITEM.match(claim) else claim
+    if claim.lstrip().startswith("|"):
+        claim = "; ".join(cell.strip() for cell in claim.strip().strip("|").split("|") if cell.strip())
+    claim = claim.strip()
+    if not structure and claim.rstrip("*_ ").endswith(":"):
+        structure = "a lead-in"
+    return Unit(start, end, written, bool(structure), claim, cited(written), structure)

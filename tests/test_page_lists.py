@@ -1,0 +1,28 @@
+"""A list the model writes is still a list on the page once the final event has replaced the
+streamed text with the checked answer (the check keeps the model's text as written)."""
+
+from __future__ import annotations
+
+from tests.pagekit import ask, browser, expect, fake_server, page, page_index  # noqa: F401 - fixtures
+
+LIST_ANSWER = (
+    "## Tequila\n\n"
+    "Its reported results include:\n\n"
+    "1. Tequila is a trapping-free quantization optimization method [1].\n"
+    "2. It repurposes deadzone-trapped weights as dynamic biases [1].\n"
+    "3. It reaches a 3.0× inference speedup [1].\n\n"
+    "Let me know if you would like more detail."
+)
+
+
+def test_a_list_answer_reaches_the_page_as_a_list_after_the_final_event(fake_server, page):
+    live, model = fake_server
+    model.enqueue(LIST_ANSWER)
+    page.goto(live.url)
+    turn = ask(page, "What is Tequila?")  # returns once the final event has been drawn (the meta line is shown)
+    answer = turn.locator(".answer")
+    expect(answer.locator("ol > li")).to_have_count(3)
+    expect(answer.locator("ol > li").nth(2)).to_contain_text("3.0× inference speedup")
+    expect(answer.locator("p > strong").filter(has_text="Tequila")).to_have_count(1)  # a heading is drawn as a bold line
+    expect(answer.locator("p").filter(has_text="Let me know")).to_have_count(1)
+    assert "1." not in answer.locator("p").filter(has_text="Its reported results include:").inner_text()
