@@ -379,6 +379,20 @@ class CheckedAnswer:
 # -- answerability ------------------------------------------------------------------------
 
 
+class AnswerKind(str, Enum):
+    """Which kind of answer a question wants, read off its wording (any accepted language, keyword queries too)."""
+
+    DEFINITION = "definition"  # "what is X": the sentence that introduces X, then its main result
+    MECHANISM = "mechanism"  # "how does X work": the method sentences
+    PROBLEM = "problem"  # "why", "what problem": the problem or motivation sentences
+    RESULTS = "results"  # "how well", "the numbers", a quantity word or a unit: the sentences with the figures
+    COMPARISON = "comparison"  # "how do X and Y differ": per paper, one method and one result sentence
+    LIMITATIONS = "limitations"  # weaknesses, failures, low scores
+    LIST = "list"  # "which papers...": one contribution sentence per paper
+    YES_NO = "yes_no"  # "does X ...?": the deciding sentence first
+    OVERVIEW = "overview"  # anything else ("Summarize X", a bare name): the best sentences
+
+
 class RefusalReason(str, Enum):
     """Why a question was not answered: each has its own plain-words explanation."""
 
@@ -596,6 +610,7 @@ class Answer:
     corpora: list[str] = field(default_factory=list)  # the corpora searched
     filters: dict[str, list] = field(default_factory=dict)  # the metadata filters applied, as the request gave them
     sentences: list[AnswerSentence] = field(default_factory=list)  # every unit of `answer`, with its verdict
+    asks: AnswerKind = AnswerKind.OVERVIEW  # which kind of answer the question wants
 
     @property
     def warnings(self) -> list[str]:
@@ -626,6 +641,7 @@ class Answer:
             "corpora": self.corpora,
             "filters": self.filters,
             "sentences": [s.to_dict() for s in self.sentences],
+            "asks": self.asks.value,
         }
 
     @classmethod
@@ -650,6 +666,7 @@ class Answer:
             corpora=[str(c) for c in data.get("corpora", [])],
             filters={str(k): list(v) for k, v in (data.get("filters") or {}).items()},
             sentences=[AnswerSentence.from_dict(x) for x in data.get("sentences", [])],
+            asks=AnswerKind(data.get("asks") or AnswerKind.OVERVIEW.value),
         )
 
 

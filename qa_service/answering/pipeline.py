@@ -28,7 +28,7 @@ from ..records import (
     NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
     Usage, Verdict,
 )
-from ..questions import clean_question, is_plural, needs_context
+from ..questions import answer_kind, clean_question, is_plural, needs_context
 from ..retrieval.retriever import Retriever
 from ..corpus.textclean import encodable, sentence_spans
 from ..corpus.tokens import cut_to_tokens, token_counter
@@ -244,4 +244,5 @@ class Answerer:
             corpora=scope.names,
             filters=scope.filter.to_dict(),
             sentences=checked.sentences,
+            asks=answer_kind(prepared.question),
         )

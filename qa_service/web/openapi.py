@@ -8,7 +8,7 @@ from ..config import Settings
 from ..store.corpora import NAME_PATTERN
 from ..store.filters import FIELDS
 from ..inputs import MODEL_ID, MODEL_SEPARATOR, VISIBLE_PATTERN, chat_options, filter_text_schema, filters_schema
-from ..records import Answer, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
+from ..records import Answer, AnswerKind, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 OPENAI_ERROR = {"$ref": "#/components/schemas/OpenAIError"}
@@ -276,6 +276,8 @@ def answer_schema(citation: dict, index: dict) -> dict:
             "sentence": {"type": "integer", "nullable": True}, "detail": string}}},
         "question": string,
         "asked": string,
+        "asks": {"type": "string", "enum": [k.value for k in AnswerKind],
+                 "description": "Which kind of answer the question wants (definition, mechanism, problem, results, ...)."},
         "model": string,
         "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens"], "properties": {
             "prompt_tokens": {"type": "integer"}, "completion_tokens": {"type": "integer"}}},
