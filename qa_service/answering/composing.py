@@ -77,6 +77,7 @@ def problem(cands: list[Candidate], figures: bool, tuning: Composition) -> list[
     """The problem or motivation sentences, then the one that says how the paper answers it."""
     problems = [c for c in cands if c.role is Role.PROBLEM] or [c for c in cands if c.role is Role.BACKGROUND]
     first = problems[:1] or cands[:1]
+    first += _close_to(first, problems, tuning)[:1]
     return first + _best(cands, lambda c: c.role is Role.METHOD and c not in first)
 
 

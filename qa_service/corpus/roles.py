@@ -41,7 +41,7 @@ class RoledSentence:
 # citation or a digit inside a name (GPT-4, H100, Qwen2.5-7B)
 _FIGURE = re.compile(
     r"(?<![\w.\-])(?:\d+(?:[.,]\d+)*\s*(?:%|×|x\b|‰|-?fold\b|times\b|pp\b|percentage points?\b|points?\b|dB\b|°\s?C?)"
-    r"|\d+\.\d+|[×x]\s?\d+(?:\.\d+)?)|(?:\bby|\bthan|≈|~|±)\s+\d[\d,.]*",
+    r"|\d+\.\d+|[×x]\s?\d+(?:\.\d+)?|\d[\d,.]*\s+(?:more|less|fewer|higher|lower|faster|slower)\b)|(?:\bby|\bthan|≈|~|±)\s+\d[\d,.]*",
     re.I,
 )
 # "we <verb>" opening a sentence: what the authors did (a method), unless the verb reports a finding
@@ -64,6 +64,7 @@ _CONTRIBUTION = re.compile(
 _OUTCOME = re.compile(
     r"\b(?:outperform\w*|surpass\w*|exceed\w*|beat\w*|achiev\w+|attain\w*|reach\w*|improv\w+|boost\w*|reduc\w+|increas\w+|"
     r"decreas\w+|lower\w*|rais\w+|speed\w* up|yield\w*|obtain\w*|result(?:s|ed)? in|state[- ]of[- ]the[- ]art|sota|"
+    r"associated with|correlat\w+|persist\w*|(?:is|are|was|were) (?:observed|detected|found)|"
     r"(?:experiments?|results?|evaluations?|analys[ie]s|simulations?|measurements?|findings|we find|we found|we observe\w*|"
     r"we show|we demonstrate|demonstrat(?:e|es|ed|ing)\b|reveal\w*|show(?:s|ed|n)? that|suggest\w* that|indicat\w+ that|confirm\w*))\b",
     re.I,
@@ -103,10 +104,10 @@ def role_of(sentence: str, position: int, count: int, previous: Role | None) -> 
     if _LINK.search(sentence):
         return Role.AVAILABILITY
     late = previous is not None and previous not in (Role.BACKGROUND, Role.PROBLEM)
-    we = _WE.match(sentence)
-    if we:  # the authors speak: what they did, or what they found
-        return Role.RESULT if _FINDING_VERB.match(we.group(1)) else Role.METHOD
     contribution, outcome, figures = bool(_CONTRIBUTION.search(sentence)), bool(_OUTCOME.search(sentence)), has_figures(sentence)
+    we = _WE.match(sentence)
+    if we:  # the authors speak: what they did, or what they found (a finding verb, or a measured change)
+        return Role.RESULT if _FINDING_VERB.match(we.group(1)) or (figures and outcome) else Role.METHOD
     if figures and (outcome or position > 0) or outcome and not contribution and late:
         return Role.RESULT
     if contribution:
@@ -115,7 +116,7 @@ def role_of(sentence: str, position: int, count: int, previous: Role | None) -> 
         return Role.PROBLEM
     if previous is None or (previous in (Role.BACKGROUND, Role.PROBLEM) and position <= max(1, count // 3)):
         return Role.BACKGROUND
-    if outcome or late and position >= count // 2:
+    if outcome:
         return Role.RESULT
     return previous if previous is not Role.AVAILABILITY else Role.RESULT
 
