@@ -57,7 +57,7 @@ class ExtractiveModel:
         kind, figures = answer_kind(question), asks_figures(question)
         plural = (kind is AnswerKind.LIST or is_plural(question)) and not every
         pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
-        per_source = [c for c in self._candidates(question, pool, corpus, figures) if c]
+        per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural) if c]  # a list is chosen by topic
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)

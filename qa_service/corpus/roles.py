@@ -40,7 +40,7 @@ class RoledSentence:
 # a figure: a percentage, a ratio, a decimal, a number with a unit or next to a comparison; not a year, a
 # citation or a digit inside a name (GPT-4, H100, Qwen2.5-7B)
 _FIGURE = re.compile(
-    r"(?<![\w.\-])(?:\d+(?:[.,]\d+)*\s*(?:%|×|x\b|‰|-?fold\b|times\b|pp\b|percentage points?\b|points?\b|dB\b|°\s?C?)"
+    r"(?<![\w.\-])(?:\d+(?:[.,]\d+)*(?:[-–]\d+(?:[.,]\d+)*)?\s*(?:%|×|x\b|‰|-?fold\b|times\b|pp\b|percentage points?\b|points?\b|dB\b|°\s?C?)"
     r"|\d+\.\d+|[×x]\s?\d+(?:\.\d+)?|\d[\d,.]*\s+(?:more|less|fewer|higher|lower|faster|slower)\b)|(?:\bby|\bthan|≈|~|±)\s+\d[\d,.]*",
     re.I,
 )
@@ -85,7 +85,8 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
-_NUMBER = re.compile(r"(?<![\w.\-@/])\d[\d,.]*(?:%|×|x\b)?(?![\w\-/])|[×x]\d")
+# an enumeration "(1)" or "(ii)" is no figure; a range "2-5x" and a size "10K" are
+_NUMBER = re.compile(r"(?<![\w.\-@/(])\d[\d,.]*(?:[-–]\d[\d,.]*)?(?:%|×|x\b|[kKMB]\b)?(?![\w\-/)])|[×x]\d")
 
 
 def has_figures(sentence: str) -> bool:
