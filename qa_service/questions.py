@@ -42,6 +42,27 @@ _CONTEXT = re.compile(
 )
 
 
+# Where a paper appeared and what the question calls it are never what is asked about: the venues of
+# computer science (and preprint servers), with their years and tracks, and "the paper", "the abstract".
+_VENUE = re.compile(
+    r"\b(?:ICLR|NeurIPS|NIPS|ICML|COLT|AISTATS|UAI|AAAI|IJCAI|ACL|EMNLP|NAACL|EACL|COLING|COLM|CVPR|ICCV|ECCV|WACV|BMVC|KDD|"
+    r"WSDM|SIGIR|SIGGRAPH|CHI|UIST|CSCW|ICRA|IROS|RSS|CoRL|ICASSP|Interspeech|TMLR|JMLR|TPAMI|arXiv|OpenReview|bioRxiv|medRxiv)"
+    r"(?:[\s'’-]*(?:20)?\d{2})?(?:\s+(?:poster|oral|spotlight|workshop|submission|conference|paper|track))?\b"
+    r"|\b(?:the|this|that|an?|its|their)\s+(?:paper|article|abstract|work|study|submission|preprint|publication)s?\b|\babstracts?\b",
+    re.I,
+)
+
+
+def without_venues(question: str) -> str:
+    """The question without venue names and words for the paper itself ("in the ICLR 2026 paper", "the abstract")."""
+    return _SPACE.sub(" ", _VENUE.sub(" ", question)).strip()
+
+
+def is_venue(word: str) -> bool:
+    """Is this word a venue or preprint server (ICLR, NeurIPS'25, arXiv)?"""
+    return bool(_VENUE.fullmatch(word.strip()))
+
+
 def is_plural(question: str) -> bool:
     """Does the question ask about several papers?"""
     return bool(_PLURAL.search(question))

@@ -144,6 +144,8 @@ class PaperHit:
     relevant: bool = True
     corpus: str = ""  # the named corpus it came from: paper ids are unique across corpora
     authors: list[str] = field(default_factory=list)  # from the paper's metadata, for the source fence
+    title: str = ""  # from the paper's metadata: evidence of what it is about, as its text is
+    keywords: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -435,10 +437,11 @@ class Verdict:
     detail: str = ""
     about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved. A list question cites these and may cite others
     every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
+    absent: tuple[str, ...] = ()  # things the question names (a benchmark, a model) that the abstracts in `about` do not mention
 
     @classmethod
-    def yes(cls, about: Sequence[str] = (), every: bool = False) -> "Verdict":
-        return cls(True, None, "", tuple(about), every)
+    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = ()) -> "Verdict":
+        return cls(True, None, "", tuple(about), every, tuple(absent))
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":

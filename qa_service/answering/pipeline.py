@@ -8,7 +8,7 @@ the request as a `CorpusView`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -25,10 +25,10 @@ from .metaquestions import Listing, answer as listing_answer, authorship, read_q
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from ..records import (
-    NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
-    Usage, Verdict,
+    NO_MATCH, REFUSAL, Answer, AnswerKind, AnswerSentence, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
+    SentenceKind, SentenceVerdict, Usage, Verdict,
 )
-from ..questions import answer_kind, clean_question, is_plural, needs_context
+from ..questions import answer_kind, asks_figures, clean_question, is_plural, needs_context
 from ..retrieval.retriever import Retriever
 from ..corpus.textclean import encodable, sentence_spans
 from ..corpus.tokens import cut_to_tokens, token_counter
@@ -76,6 +76,37 @@ class Prepared:
     listing: Listing | None = None  # a question about metadata, answered from the records
 
 
+def absence_note(prepared: Prepared) -> str:
+    """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
+    verdict = prepared.verdict
+    if not verdict.absent or not verdict.about:
+        return ""
+    labels = {h.paper_id: h.label for h in prepared.found.hits}
+    papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
+    things = ", ".join(verdict.absent)
+    if asks_figures(prepared.question) or answer_kind(prepared.question) is AnswerKind.RESULTS:
+        return f"The abstract of {papers} does not report results on {things}."
+    return f"The abstract of {papers} does not mention {things}."
+
+
+ABSENCE_LEAD = "What it does report:"
+
+
+def state_absence(checked: CheckedAnswer, prepared: Prepared) -> CheckedAnswer:
+    """Put the absence note before the checked answer, after the check (it is no quote): the service
+    speaks, then says what the abstract does report. A refusal, or nothing absent, is left as it is."""
+    note = absence_note(prepared)
+    if not note or checked.refused or not checked.citations:
+        return checked
+    lead = f"{note} {ABSENCE_LEAD} "
+    units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
+             AnswerSentence(len(note) + 1, len(lead) - 1, ABSENCE_LEAD, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
+    citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]
+    issues = [replace(i, sentence=i.sentence + len(units)) if i.sentence is not None else i for i in checked.issues]
+    return replace(checked, answer=lead + checked.answer, citations=citations, issues=issues,
+                   sentences=units + [s.shifted(len(lead)) for s in checked.sentences])
+
+
 class Answerer:
     """Holds the parts a question needs; built once per process by the composition root."""
 
@@ -86,7 +117,7 @@ class Answerer:
         self.corpora = corpora or Corpora(settings, index)
         self.retriever = Retriever(index, settings, self.corpora)
         self.corpus = IndexCorpus(self.corpora, settings.sentence_cache_size)
-        self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None)
+        self.judge = AnswerabilityJudge(settings, self.corpus.closeness if self.corpus.local else None, self.corpus.idf)
         self.checker = CitationChecker(self.corpus.idf, index.local_embed(), settings.support_threshold)
         self._count = token_counter(settings.tokenizer_encoding)
 
@@ -169,6 +200,8 @@ class Answerer:
             yield Final(self._result(text, prepared, Usage(), started))
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
+        if absence_note(prepared):  # the service's own words come first, as in the final answer
+            yield Delta(f"{absence_note(prepared)} {ABSENCE_LEAD} ")
         generate = time.perf_counter()
         written, usage, truncated = "", Usage(), False
         pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
@@ -218,6 +251,7 @@ class Answerer:
         checked = self._check(text, prepared)
         if not checked.answer:
             raise ModelError("the model returned an empty answer")
+        checked = state_absence(checked, prepared)
         prepared.timings.total = (time.perf_counter() - started) * 1000
         scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict

@@ -99,7 +99,8 @@ class Retriever:
                 papers = part.index.get_papers(ids)
                 for hit in hits:
                     if hit.paper_id in papers:
-                        hit.text = papers[hit.paper_id].text
+                        paper = papers[hit.paper_id]
+                        hit.text, hit.title, hit.keywords = paper.text, paper.title, paper.keywords
         found.hits = hits
         return found
 
