@@ -143,6 +143,7 @@ _FIGURES = re.compile(
     r"\d\s*(?:%|×|x\b|ms\b|gb\b|mb\b|tb\b|k\b|pp\b|points?\b|pts\b)|[%×‰]|\bpercent\w*\b|\bflops\b|\btokens?/s\b"
     r"|\bhow\s+(?:much|many|large|big|small|fast|slow|long|often|well|good|accurate|close|far)\b|\bby how much\b"
     r"|\bwhat\s+(?:share|proportion|fraction|percentage|portion|ratio)\b"
+    r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,60}\b(?:do|doing|perform|performing|fare|faring|score|rank)\b"
     r"|\bwhat\b.{0,60}\b(?:does|do|did)\b.{0,80}\b(?:reach|achieve|get|obtain|score|attain|report)\b"
     r"|\b(?:the numbers|numbers|figures|results|statistics|quantitative\w*|speed-?ups?)\b"
     r"|\b(?:combien|quel(?:le)?s? (?:score|taux|gain)|r[ée]sultats?|chiffres|acc[ée]l[ée]ration)\b"

@@ -53,7 +53,9 @@ class AnswerabilityJudge:
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
             return self._about(asking, relevant[:1], found, named=False)
-        return Verdict.yes()  # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split)
+        # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
+        # those whose title or keywords carry the question's core are always among them
+        return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)])
 
     @staticmethod
     def _unknown(asking: str, found: Retrieval) -> list[str]:
