@@ -50,7 +50,24 @@ class IndexCorpus:
         return self.corpora.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
-        return self._cache.get_or_embed(texts, self._embed) if self._embed is not None else None
+        """Sentences the ingest kept vectors for are looked up; only the rest (the question) are embedded."""
+        if self._embed is None:
+            return None
+        stored = self.stored_vectors(texts)
+        missing = [t for t, v in zip(texts, stored) if v is None]
+        fresh = iter(self._cache.get_or_embed(missing, self._embed) if missing else [])
+        return [v if v is not None else next(fresh) for v in stored]
+
+    def stored_vectors(self, texts: list[str]) -> list[Any]:
+        """Each text's vector from the sentence files of the corpora open in this process (None where none has it)."""
+        found: list[Any] = [None] * len(texts)
+        for index in self.corpora.opened():
+            wanted = [i for i, v in enumerate(found) if v is None]
+            if not wanted:
+                break
+            for i, vector in zip(wanted, index.sentences.lookup([texts[i] for i in wanted])):
+                found[i] = vector
+        return found
 
     def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
         """Each text's best sentence cosine to the question (vectors are L2-normalised)."""

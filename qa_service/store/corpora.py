@@ -239,6 +239,11 @@ class Corpora:
         bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in kinds]
         return set.intersection(*bases)
 
+    def opened(self) -> list[Index]:
+        """The corpora this process has opened (no store round trip): what an answer may have drawn on."""
+        with self._lock:
+            return list(self._indexes.values())
+
     def each(self, read: Callable[[Index], Any]) -> dict[str, Any]:
         """`read` of every corpus, by name; one that cannot be read now (dropped a moment ago, say) is left out:
         for probes and scrapes, which report what they can."""
