@@ -61,3 +61,12 @@ def test_a_damaged_file_is_no_file(tmp_path):
     path = tmp_path / "x.sentences.npz"
     path.write_bytes(b"not a numpy file")
     assert SentenceVectors(path).lookup(["anything"]) == [None]
+
+
+@pytest.mark.parametrize("mode,kept", [("pooled", True), ("off", False)])
+def test_the_other_modes_pool_the_chunk_run_or_keep_nothing(tmp_path, mode, kept):
+    settings = make_settings(tmp_path / "data", sentence_vectors=mode)
+    index = Index(settings)
+    index.ingest(load_corpus([OWN]))
+    assert (len(index.sentences) > 0) is kept
+    assert index.stats().chunks > 0  # the chunks are embedded and written either way

@@ -431,7 +431,7 @@ class Index:
     @cached_property
     def sentences(self) -> SentenceVectors:
         """This corpus's sentence vectors (store/sentences.py), a file beside its BM25 index."""
-        return SentenceVectors(self.settings.data_path / f"{self.settings.collection}.sentences.npz")
+        return SentenceVectors(self.settings.data_path / f"{self.settings.collection}.sentences.npz", self.settings.sentence_vectors)
 
     def _ingest_shared(self, papers: Sequence[Paper], sync: bool, progress: Progress) -> IngestSummary:
         """Server mode: the next version is built beside the one served (unchanged papers copied, vectors
