@@ -219,6 +219,24 @@ _LIST_OTHER = re.compile(
 )
 
 
+_HOW_MANY = re.compile(
+    r"\b(?:combien|wie viele?|wie viel|cu[áa]nt[oa]s?|quant[oa]s?|quant[ae]s?)\b|多少|几个|幾個|几倍|どのくらい|どれくらい|いくつ|何倍|얼마나|몇",
+    re.I,
+)
+_STATED_FIGURE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|×|x\b)|(?<![\w.])[×x]\s?\d+(?:\.\d+)?\b")
+
+
+def asks_number(question: str) -> bool:
+    """A wh-quantity ("how much", "what accuracy", "combien", "多少"): only a number answers it."""
+    text = clean_question(question)
+    return bool(_QUANTITY.search(text) or _HOW_MANY.search(text))
+
+
+def figures_in(question: str) -> list[str]:
+    """The figures a question itself states ("something like 16x", "above 60%")."""
+    return [m.group(0).strip() for m in _STATED_FIGURE.finditer(question)]
+
+
 def asks_figures(question: str) -> bool:
     """A unit, a quantity wh-phrase or a figures word in any accepted language (a metric noun unless the
     question opens as 'how can' or yes/no): the answer should carry figures."""

@@ -23,7 +23,10 @@ from typing import Callable, Sequence
 from .evidence import core_terms, has_core, mentions, reports_close
 from ..config import Settings
 from ..corpus.names import name_key
-from ..questions import AUTHORS, asked_details, asking_part, asks_figures, is_plural, is_venue, without_venues
+from ..corpus.roles import states_number
+from ..questions import (
+    AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, without_venues,
+)
 from ..records import PaperHit, RefusalReason, Retrieval, Verdict
 
 
@@ -112,8 +115,11 @@ class AnswerabilityJudge:
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
         every = bool(found.authors) and not found.names
         if named and not is_plural(asking):
-            # "How does Tequila do on MMLU?": a benchmark or model the paper's abstract never mentions
-            absent = [t for t in self._things(asking, papers, found) if not any(mentions(_evidence(h), t) for h in papers)]
+            if asks_number(asking) and not any(states_number(h.text) for h in papers):
+                return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
+            # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
+            things = self._things(asking, papers, found) + figures_in(asking)
+            absent = [t for t in things if not any(mentions(_evidence(h), t) for h in papers)]
             if absent:
                 figures = asks_figures(asking)
                 if not any(reports_close(h.text, figures) for h in papers):

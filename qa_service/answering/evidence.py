@@ -52,9 +52,9 @@ def has_core(core: set[str], text: str, settings: Settings) -> bool:
 
 
 def mentions(text: str, thing: str) -> bool:
-    """Does the text mention this name, in any spelling of it (case, hyphens, spaces)?"""
-    key = name_key(thing)
-    return bool(key) and key in name_key(text)
+    """Does the text mention this name or figure, in any spelling of it (case, hyphens, spaces, × for x)?"""
+    key = name_key(thing.replace("×", "x"))
+    return bool(key) and key in name_key(text.replace("×", "x"))
 
 
 def reports_close(text: str, figures: bool) -> bool:

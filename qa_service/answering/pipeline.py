@@ -28,7 +28,7 @@ from ..records import (
     NO_MATCH, REFUSAL, Answer, AnswerKind, AnswerSentence, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
     SentenceKind, SentenceVerdict, Usage, Verdict,
 )
-from ..questions import answer_kind, asks_figures, clean_question, is_plural, needs_context
+from ..questions import answer_kind, asks_figures, clean_question, figures_in, is_plural, needs_context
 from ..retrieval.retriever import Retriever
 from ..corpus.textclean import encodable, sentence_spans
 from ..corpus.tokens import cut_to_tokens, token_counter
@@ -100,10 +100,14 @@ def absence_note(prepared: Prepared) -> str:
         return ""
     labels = {h.paper_id: h.label for h in prepared.found.hits}
     papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
-    things = ", ".join(verdict.absent)
+    figures = set(figures_in(prepared.question))
+    named = ", ".join(t for t in verdict.absent if t not in figures)
+    stated = ", ".join(t for t in verdict.absent if t in figures)
+    if not named:  # "something like 16x": the figure the question offers is not the abstract's
+        return f"The abstract of {papers} does not report {stated}."
     if asks_figures(prepared.question) or answer_kind(prepared.question) is AnswerKind.RESULTS:
-        return f"The abstract of {papers} does not report results on {things}."
-    return f"The abstract of {papers} does not mention {things}."
+        return f"The abstract of {papers} does not report results on {named}."
+    return f"The abstract of {papers} does not mention {named}."
 
 
 ABSENCE_LEAD = "What it does report:"
