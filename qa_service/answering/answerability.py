@@ -96,13 +96,13 @@ class AnswerabilityJudge:
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
     def _off_core(self, question: str, asking: str, hits: list[PaperHit]) -> bool:
-        """None of the retrieved papers (text, title, keywords) holds the question's core, and no sentence
+        """No retrieved paper (text, title, keywords) holds the question's whole core, and no sentence
         of theirs is close in meaning: the question is on a neighbouring topic the corpus does not have."""
         core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
         if not core or self.closeness is None:
             return False
-        if any(has_core(core, _evidence(h), self.settings) for h in hits):
-            return False
+        if any(all(has_core({term}, _evidence(h), self.settings) for term in core) for h in hits):
+            return False  # one paper holds the whole core
         return max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor
 
     def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
