@@ -8,11 +8,12 @@ the request as a `CorpusView`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from .absence import ABSENCE_LEAD, absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from ..config import Settings
@@ -25,10 +26,10 @@ from .metaquestions import Listing, answer as listing_answer, authorship, read_q
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from ..records import (
-    NO_MATCH, REFUSAL, Answer, AnswerKind, AnswerSentence, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
-    SentenceKind, SentenceVerdict, Usage, Verdict,
+    NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
+    Usage, Verdict,
 )
-from ..questions import answer_kind, asks_figures, clean_question, figures_in, is_plural, needs_context
+from ..questions import answer_kind, clean_question, is_plural, needs_context
 from ..retrieval.retriever import Retriever
 from ..corpus.textclean import encodable, sentence_spans
 from ..corpus.tokens import cut_to_tokens, token_counter
@@ -91,41 +92,6 @@ class Prepared:
     timings: Timings = field(default_factory=Timings)
     scope: Scope | None = None
     listing: Listing | None = None  # a question about metadata, answered from the records
-
-
-def absence_note(prepared: Prepared) -> str:
-    """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
-    verdict = prepared.verdict
-    if not verdict.absent or not verdict.about:
-        return ""
-    labels = {h.paper_id: h.label for h in prepared.found.hits}
-    papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
-    figures = set(figures_in(prepared.question))
-    named = ", ".join(t for t in verdict.absent if t not in figures)
-    stated = ", ".join(t for t in verdict.absent if t in figures)
-    if not named:  # "something like 16x": the figure the question offers is not the abstract's
-        return f"The abstract of {papers} does not report {stated}."
-    if asks_figures(prepared.question) or answer_kind(prepared.question) is AnswerKind.RESULTS:
-        return f"The abstract of {papers} does not report results on {named}."
-    return f"The abstract of {papers} does not mention {named}."
-
-
-ABSENCE_LEAD = "What it does report:"
-
-
-def state_absence(checked: CheckedAnswer, prepared: Prepared) -> CheckedAnswer:
-    """Put the absence note before the checked answer, after the check (it is no quote): the service
-    speaks, then says what the abstract does report. A refusal, or nothing absent, is left as it is."""
-    note = absence_note(prepared)
-    if not note or checked.refused or not checked.citations:
-        return checked
-    lead = f"{note} {ABSENCE_LEAD} "
-    units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
-             AnswerSentence(len(note) + 1, len(lead) - 1, ABSENCE_LEAD, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
-    citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]
-    issues = [replace(i, sentence=i.sentence + len(units)) if i.sentence is not None else i for i in checked.issues]
-    return replace(checked, answer=lead + checked.answer, citations=citations, issues=issues,
-                   sentences=units + [s.shifted(len(lead)) for s in checked.sentences])
 
 
 class Answerer:
@@ -221,8 +187,9 @@ class Answerer:
             yield Final(self._result(text, prepared, Usage(), started))
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
-        if absence_note(prepared):  # the service's own words come first, as in the final answer
-            yield Delta(f"{absence_note(prepared)} {ABSENCE_LEAD} ")
+        note = absence_note(prepared.verdict, prepared.found.hits, prepared.question)
+        if note:  # the service's own words come first, as in the final answer
+            yield Delta(f"{note} {ABSENCE_LEAD} ")
         generate = time.perf_counter()
         written, usage, truncated = "", Usage(), False
         pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
@@ -272,7 +239,7 @@ class Answerer:
         checked = self._check(text, prepared)
         if not checked.answer:
             raise ModelError("the model returned an empty answer")
-        checked = state_absence(checked, prepared)
+        checked = state_absence(checked, absence_note(prepared.verdict, prepared.found.hits, prepared.question))
         prepared.timings.total = (time.perf_counter() - started) * 1000
         scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict
