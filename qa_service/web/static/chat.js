@@ -259,7 +259,9 @@ function renderFinal(view, data) {
     answer.replaceChildren(el("p", {}, el("strong", { text: "The abstracts don't answer this." }),
       final.refusal_explanation ? ` ${final.refusal_explanation}` : null));
   } else {
-    renderMarkdown(answer, final.answer, markerFor(view, data));
+    const note = serviceNote(final);  // the service's own words ("The abstract of X does not report ..."): no quote, shown apart
+    renderMarkdown(answer, final.answer.slice(note.length).trimStart(), markerFor(view, data));
+    if (note) answer.prepend(el("p", { class: "service-note", text: note }));
   }
   showSearched(view, final.asked || data.question, final.question);
   const within = describeScope(final, data.scope);
@@ -277,6 +279,18 @@ function renderFinal(view, data) {
     : final.grounded ? "every sentence cited and supported" : "not fully supported by the sources";
   turn.append(el("p", { class: "meta", text: `${final.model} · ${verdict} · ${Math.round(final.timings_ms.total)} ms` }));
   turn.append(actions(view, data));
+}
+
+// The answer's opening units that are the service's own (kind "service") and their lead-in ("structure").
+function serviceNote(final) {
+  const units = final.sentences || [];
+  if (!units.length || units[0].kind !== "service") return "";
+  let end = 0;
+  for (const unit of units) {
+    if (unit.kind !== "service" && unit.kind !== "structure") break;
+    end = unit.end;
+  }
+  return final.answer.slice(0, end);
 }
 
 function sourceEntry(view, n, citations, several) {
