@@ -60,6 +60,7 @@ class Settings:
     plural_k: int = _s(8, "Papers retrieved for a question about several papers ('which papers...'): multi-paper recall@5 is 0.8, @10 0.9.")
     sentence_cache_size: int = _s(20000, "Sentence vectors kept in memory (LRU, ~1.5 KB each) for choosing answer sentences by meaning.")
     sentence_vectors: str = _s("alone", "How the ingest keeps each abstract sentence's vector, so that answers embed only the question: \"alone\" embeds each new sentence on its own (a second, shorter run of MiniLM), \"pooled\" mean-pools the chunk run's token embeddings inside each sentence (no second run; measured to pick sentences a little worse, and it moves the cosines sentence_floor and core_sentence_floor were tuned on), \"off\" keeps none.")
+    roles_cache_size: int = _s(4096, "Abstracts whose sentence roles (background, problem, method, result, availability) and analysed terms the offline model and the answerability judge keep in memory: the same abstracts come back question after question.")
     answer_semantic_weight: float = _s(0.6, "Weight of MiniLM cosine against rare-term overlap when the offline model picks sentences (tuning split).")
     answer_number_bonus: float = _s(0.15, "Added to a sentence with a number when the question asks how much/many.")
     answer_rank_decay: float = _s(0.9, "Per-rank discount of a source's sentences: retrieval's order is evidence too.")

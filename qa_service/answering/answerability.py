@@ -18,12 +18,14 @@ Titles and keywords are evidence as the text is; venue names ("the ICLR paper") 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import core_terms, has_core, mentions, reports_close
 from ..config import Settings
 from ..corpus.names import name_key
 from ..corpus.roles import states_number
+from ..store.lexical import content_terms
 from ..questions import (
     AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, without_venues,
 )
@@ -41,6 +43,7 @@ class AnswerabilityJudge:
         self.settings = settings
         self.closeness = closeness
         self.idf = idf or (lambda term: 1.0)
+        self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
@@ -84,7 +87,7 @@ class AnswerabilityJudge:
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
         core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
-        return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings)]
+        return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings, self._terms)]
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers with one sentence close in meaning to the question, closest first; asked only when
@@ -101,7 +104,7 @@ class AnswerabilityJudge:
         core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
         if not core or self.closeness is None:
             return False
-        if any(all(has_core({term}, _evidence(h), self.settings) for term in core) for h in hits):
+        if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
             return False  # one paper holds the whole core
         return max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor
 

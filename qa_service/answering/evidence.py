@@ -37,11 +37,11 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
     return set(terms[: max(1, min(most, math.ceil(len(terms) * share)))])
 
 
-def has_core(core: set[str], text: str, settings: Settings) -> bool:
-    """Does the text hold one of the core terms, exactly or within the typo budget?"""
+def has_core(core: set[str], text: str, settings: Settings, analyse: Callable[[str], set[str]] = content_terms) -> bool:
+    """Does the text hold one of the core terms, exactly or within the typo budget? (`analyse`: its terms, cached by the caller)"""
     if not text.strip():
         return False
-    terms = content_terms(text)
+    terms = analyse(text)
     if core & terms:
         return True
     for term in core:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -36,6 +37,7 @@ class ExtractiveTuning:
     multi_share: float = 0.5
     second_share: float = 0.8
     max_papers: int = 8
+    roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
 
 
 class ExtractiveModel:
@@ -46,6 +48,7 @@ class ExtractiveModel:
 
     def __init__(self, tuning: ExtractiveTuning | None = None) -> None:
         self.tuning = tuning or ExtractiveTuning()
+        self._roles = lru_cache(maxsize=self.tuning.roles_cache)(_roles_by_start)
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
                every: bool = False) -> str:
@@ -102,7 +105,7 @@ class ExtractiveModel:
         t = self.tuning
         per_source = []
         for source, source_spans in zip(sources, spans):
-            roles = _roles_by_start(source)
+            roles = self._roles(source.paper_text)
             found = []
             for start, end, text in source_spans:
                 sem, lex = next(scores)
@@ -149,9 +152,9 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list
     return [sum(idf(term) for term in terms & content_terms(text)) / total for text in texts]
 
 
-def _roles_by_start(source: Source) -> dict[int, RoledSentence]:
-    """The role of each sentence of the source's abstract, by where it starts in the paper's text."""
-    return {r.start: r for r in sentence_roles(source.paper_text)}
+def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
+    """The role of each sentence of an abstract, by where it starts in the paper's text."""
+    return {r.start: r for r in sentence_roles(paper_text)}
 
 
 def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
