@@ -26,7 +26,7 @@ from .preflight import check_chroma, check_data_dir
 from .store.corpora import Corpora, Scope, corpus_name, corpus_names
 from .corpus.reading import load_corpus
 from .errors import BadRequest, QAError
-from .answering.evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_retrieval_table, read_questions
+from .answering.evaluation import evaluate_answers, evaluate_retrieval, format_answer_table, format_asked_table, format_retrieval_table, read_questions
 from .store.filters import MetadataFilter, filters_from_options
 from .store.index import Index
 from .inputs import k_value, question_text
@@ -450,6 +450,8 @@ def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | N
     report["answers"] = evaluate_answers(ask, search, items)
     click.echo("Answers:")
     click.echo(format_answer_table(report["answers"]))
+    click.echo("\nWhat was asked (share, rows measured):")
+    click.echo(format_asked_table(report["answers"]["asked"]))
     if json_out:
         json_out.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
 

@@ -10,6 +10,8 @@ import html
 import re
 from dataclasses import dataclass
 
+from .records import AnswerKind
+
 # "any" asks for papers when it opens the question ("Any method for that?") or qualifies a paper
 # ("is there any work on..."), not as a determiner inside one ("without any external reward")
 _PLURAL = re.compile(
@@ -38,6 +40,27 @@ _CONTEXT = re.compile(
     r"|^\s*(?:the first|the second|the third|the last|the other)\b",
     re.I,
 )
+
+
+# Where a paper appeared and what the question calls it are never what is asked about: the venues of
+# computer science (and preprint servers), with their years and tracks, and "the paper", "the abstract".
+_VENUE = re.compile(
+    r"\b(?:ICLR|NeurIPS|NIPS|ICML|COLT|AISTATS|UAI|AAAI|IJCAI|ACL|EMNLP|NAACL|EACL|COLING|COLM|CVPR|ICCV|ECCV|WACV|BMVC|KDD|"
+    r"WSDM|SIGIR|SIGGRAPH|CHI|UIST|CSCW|ICRA|IROS|RSS|CoRL|ICASSP|Interspeech|TMLR|JMLR|TPAMI|arXiv|OpenReview|bioRxiv|medRxiv)"
+    r"(?:[\s'’-]*(?:20)?\d{2})?(?:\s+(?:poster|oral|spotlight|workshop|submission|conference|paper|track))?\b"
+    r"|\b(?:the|this|that|an?|its|their)\s+(?:paper|article|abstract|work|study|submission|preprint|publication)s?\b|\babstracts?\b",
+    re.I,
+)
+
+
+def without_venues(question: str) -> str:
+    """The question without venue names and words for the paper itself ("in the ICLR 2026 paper", "the abstract")."""
+    return _SPACE.sub(" ", _VENUE.sub(" ", question)).strip()
+
+
+def is_venue(word: str) -> bool:
+    """Is this word a venue or preprint server (ICLR, NeurIPS'25, arXiv)?"""
+    return bool(_VENUE.fullmatch(word.strip()))
 
 
 def is_plural(question: str) -> bool:
@@ -108,3 +131,136 @@ DETAIL_KINDS = (
 def asked_details(question: str) -> list[DetailKind]:
     """The specific kinds of detail the question asks for."""
     return [kind for kind in DETAIL_KINDS if kind.asked.search(question)]
+
+
+# -- what kind of answer is asked ---------------------------------------------------------------
+# Per-language question and quantity function words (English, French, German, Spanish, Portuguese,
+# Italian, Chinese, Japanese, Korean) and units: general to questions, not to any corpus.
+# A figure is asked by a unit, a quantity wh-phrase or a word that names figures themselves; a metric
+# noun ("accuracy", "latency") asks for one only when the question does not open as a "how can" or
+# yes/no question, where it names the topic ("How can X cut latency?").
+_FIGURES = re.compile(
+    r"\d\s*(?:%|×|x\b|ms\b|gb\b|mb\b|tb\b|k\b|pp\b|points?\b|pts\b)|[%×‰]|\bpercent\w*\b|\bflops\b|\btokens?/s\b"
+    r"|\bhow\s+(?:much|many|large|big|small|fast|slow|long|often|well|good|accurate|close|far)\b|\bby how much\b"
+    r"|\bwhat\s+(?:share|proportion|fraction|percentage|portion|ratio)\b"
+    r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,60}\b(?:do|doing|perform|performing|fare|faring|score|rank)\b"
+    r"|\bwhat\b.{0,60}\b(?:does|do|did)\b.{0,80}\b(?:reach|achieve|get|obtain|score|attain|report)\b"
+    r"|\b(?:the numbers|numbers|figures|results|statistics|quantitative\w*|speed-?ups?)\b"
+    r"|\b(?:combien|quel(?:le)?s? (?:score|taux|gain)|r[ée]sultats?|chiffres|acc[ée]l[ée]ration)\b"
+    r"|\b(?:wie (?:viele?|gut|schnell|hoch|groß|genau|stark|sehr)|ergebnisse?|zahlen|beschleunigung)\b"
+    r"|\b(?:cu[áa]nt[oa]s?|qu[ée] tan|resultados?|cifras|n[úu]meros|aceleraci[óo]n)\b"
+    r"|\b(?:quant[oa]s|qu[ãa]o|acelera[çc][ãa]o|risultati|quanto)\b"
+    r"|多少|多大|多快|多高|结果|結果|数字|數字|数据|百分|几倍|幾倍"
+    r"|どのくらい|どれくらい|どれだけ|いくつ|何倍|何%|数値|얼마나|몇|결과|수치",
+    re.I,
+)
+_METRIC = re.compile(
+    r"\b(?:scores?|accuracy|accuracies|faster|slower|gains?|improvements?|performance|performs?|rates?|error|latency"
+    r"|throughput|metrics?|reduction|sota|state of the art|outperform\w*|pass@\d*)\b"
+    r"|\b(?:pr[ée]cision|performances?|taux|vitesse|genauigkeit|leistung|schneller|rendimiento|tasa|desempe[ñn]o|mejora"
+    r"|precis[ãa]o|desempenho|taxa|melhora|prestazioni)\b"
+    r"|准确率|準確率|精度|加速|提升|提高|性能|成功率|分数|得分|倍|速度|高速化|スコア|向上|정확도|성능|속도|점수",
+    re.I,
+)
+_OPENER = re.compile(
+    r"^\s*(?:how\s+(?:can|could|do|does|did|to|is|are|should|would|might)|why|is|are|does|do|did|can|could|was|were|has|have)\b"
+    r"|^\s*(?:comment|warum|wie (?:kann|k[öo]nnen|funktioniert)|c[óo]mo|como|por qu[ée]|por que|pourquoi)\b|如何|怎么|怎样|为什么|どのように|なぜ",
+    re.I,
+)
+_COMPARISON = re.compile(
+    r"\b(?:differ(?:s|ence|ences)?|different from|versus|vs\.?|compared? (?:to|with|against)|comparison (?:of|between|with|to)"
+    r"|compare\b(?=.*\b(?:and|with|to|against)\b)|better than|worse than|contrast\w*|relative to|in common|trade-?offs? between)\b"
+    r"|\b(?:compar\w+ (?:avec|à|con|com|mit)|diff[ée]ren\w+|par rapport|vergleich\w*|unterschied\w*|gegenüber|frente a"
+    r"|en comparaci[óo]n|em rela[çc][ãa]o|diferen[çc]a)\b"
+    r"|比较|比較|区别|區別|相比|对比|對比|違い|比べ|차이|비교",
+    re.I,
+)
+_LIMITATIONS = re.compile(
+    r"\b(?:limitations?|weak(?:ness|nesses)|drawbacks?|shortcomings?|downsides?|fail(?:s|ed|ure|ures|ing)?"
+    r"|struggle\w*|caveats?|pitfalls?|problems? with|issues? with|worst|poorly|breaks? down|does not work|doesn't work)\b"
+    r"|\b(?:limites|faiblesses?|[ée]checs?|grenzen|schwäche\w*|nachteile?|scheiter\w*|limitaci\w+|debilidad\w*|desventajas?"
+    r"|fallos?|limita[çc]\w+|fraquezas?|falhas?|limiti|debolezz\w+)\b"
+    r"|局限|缺点|缺點|不足|失败|失敗|弱点|弱點|限界|欠点|한계|단점|약점",
+    re.I,
+)
+_PROBLEM = re.compile(
+    r"^\s*why\b|\bwhat (?:\w+ )?(?:problems?|issues?|challenges?|gaps?|motivat\w*)\b|\b(?:motivation|motivated|purpose)\b"
+    r"|\b(?:address|tackle|solve|overcome)s?\b(?!.*\bhow\b)"
+    r"|\b(?:pourquoi|quel probl[èe]me|warum|wieso|welches problem|por qu[ée]|qu[ée] problema|por que|qual problema|perch[ée])\b"
+    r"|为什么|為什麼|什么问题|什麼問題|なぜ|何のため|どんな問題|왜|무슨 문제",
+    re.I,
+)
+_EXISTS = re.compile(r"^\s*(?:is|are) there\b|^\s*(?:gibt es|y a-t-il|existe|hay|h[áa])\b|有没有|有沒有", re.I)
+_YES_NO = re.compile(
+    r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|had|will|would|should|may)\b"
+    r"|^\s*(?:est-ce que|est-ce qu'|ist|sind|kann|hat|gibt es|es cierto|pode|[ée] verdade)\b|吗|嗎|是否|ですか$|ますか",
+    re.I,
+)
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was)\b|^\s*what'?s\b|\b(?:define|definition|stand for|meaning of|what is meant)\b"
+    r"|^\s*(?:which|what)\s+(?:[\w-]+\s+){0,3}(?:method|system|model|paper|approach|framework|benchmark|technique|algorithm"
+    r"|dataset|agent|tool|network|architecture|platform|work)\b"
+    r"|\b(?:qu'est-ce que|qu'est-ce qu'|c'est quoi|was (?:ist|sind)|qu[ée] (?:es|son)|o que (?:é|são)|che cos'?è|cos'?è)\b"
+    r"|是什么|是什麼|什么是|什麼是|とは|って何|何ですか|무엇|뭐야",
+    re.I,
+)
+_MECHANISM = re.compile(
+    r"\bhow\b|\b(?:mechanism|works|architecture|procedure|algorithm|steps)\b"
+    r"|\b(?:comment|fonctionne|wie|funktioniert|c[óo]mo|funciona|como|come)\b"
+    r"|如何|怎么|怎樣|怎样|机制|機制|原理|どのように|どうやって|仕組み|어떻게",
+    re.I,
+)
+# "which papers" in the other accepted languages (English is is_plural's)
+_LIST_OTHER = re.compile(
+    r"\b(?:quels articles|quelles (?:m[ée]thodes|approches)|quels travaux|welche (?:arbeiten|papiere|methoden|ans[äa]tze|studien)"
+    r"|qu[ée] (?:art[íi]culos|trabajos|m[ée]todos)|cu[áa]les (?:art[íi]culos|trabajos)|quais (?:artigos|trabalhos|m[ée]todos)"
+    r"|quali (?:articoli|lavori))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|어떤 논문",
+    re.I,
+)
+
+
+_HOW_MANY = re.compile(
+    r"\b(?:combien|wie viele?|wie viel|cu[áa]nt[oa]s?|quant[oa]s?|quant[ae]s?)\b|多少|几个|幾個|几倍|どのくらい|どれくらい|いくつ|何倍|얼마나|몇",
+    re.I,
+)
+_STATED_FIGURE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s?(?:%|×|x\b)|(?<![\w.])[×x]\s?\d+(?:\.\d+)?\b")
+
+
+def asks_number(question: str) -> bool:
+    """A wh-quantity ("how much", "what accuracy", "combien", "多少"): only a number answers it."""
+    text = clean_question(question)
+    return bool(_QUANTITY.search(text) or _HOW_MANY.search(text))
+
+
+def figures_in(question: str) -> list[str]:
+    """The figures a question itself states ("something like 16x", "above 60%")."""
+    return [m.group(0).strip() for m in _STATED_FIGURE.finditer(question)]
+
+
+def asks_figures(question: str) -> bool:
+    """A unit, a quantity wh-phrase or a figures word in any accepted language (a metric noun unless the
+    question opens as 'how can' or yes/no): the answer should carry figures."""
+    text = clean_question(question)
+    if _FIGURES.search(text) or _QUANTITY.search(text):
+        return True
+    return bool(_METRIC.search(text)) and not _OPENER.search(text)
+
+
+def answer_kind(question: str) -> AnswerKind:
+    """Which kind of answer the question wants: the first cue that fits, most specific first."""
+    text = clean_question(question)
+    if is_plural(text) or _LIST_OTHER.search(text):
+        return AnswerKind.LIST
+    if _EXISTS.search(text):
+        return AnswerKind.YES_NO  # "is there a model that...?": the sentence that decides it
+    if _COMPARISON.search(text):
+        return AnswerKind.COMPARISON
+    if _LIMITATIONS.search(text):
+        return AnswerKind.LIMITATIONS
+    if asks_figures(text):
+        return AnswerKind.RESULTS
+    for kind, cue in ((AnswerKind.PROBLEM, _PROBLEM), (AnswerKind.YES_NO, _YES_NO), (AnswerKind.DEFINITION, _DEFINITION),
+                      (AnswerKind.MECHANISM, _MECHANISM)):
+        if cue.search(text):
+            return kind
+    return AnswerKind.OVERVIEW

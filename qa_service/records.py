@@ -144,6 +144,8 @@ class PaperHit:
     relevant: bool = True
     corpus: str = ""  # the named corpus it came from: paper ids are unique across corpora
     authors: list[str] = field(default_factory=list)  # from the paper's metadata, for the source fence
+    title: str = ""  # from the paper's metadata: evidence of what it is about, as its text is
+    keywords: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -380,6 +382,20 @@ class CheckedAnswer:
 # -- answerability ------------------------------------------------------------------------
 
 
+class AnswerKind(str, Enum):
+    """Which kind of answer a question wants, read off its wording (any accepted language, keyword queries too)."""
+
+    DEFINITION = "definition"  # "what is X": the sentence that introduces X, then its main result
+    MECHANISM = "mechanism"  # "how does X work": the method sentences
+    PROBLEM = "problem"  # "why", "what problem": the problem or motivation sentences
+    RESULTS = "results"  # "how well", "the numbers", a quantity word or a unit: the sentences with the figures
+    COMPARISON = "comparison"  # "how do X and Y differ": per paper, one method and one result sentence
+    LIMITATIONS = "limitations"  # weaknesses, failures, low scores
+    LIST = "list"  # "which papers...": one contribution sentence per paper
+    YES_NO = "yes_no"  # "does X ...?": the deciding sentence first
+    OVERVIEW = "overview"  # anything else ("Summarize X", a bare name): the best sentences
+
+
 class RefusalReason(str, Enum):
     """Why a question was not answered: each has its own plain-words explanation."""
 
@@ -424,10 +440,11 @@ class Verdict:
     detail: str = ""
     about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved. A list question cites these and may cite others
     every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
+    absent: tuple[str, ...] = ()  # things the question names (a benchmark, a model) that the abstracts in `about` do not mention
 
     @classmethod
-    def yes(cls, about: Sequence[str] = (), every: bool = False) -> "Verdict":
-        return cls(True, None, "", tuple(about), every)
+    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = ()) -> "Verdict":
+        return cls(True, None, "", tuple(about), every, tuple(absent))
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
@@ -602,6 +619,7 @@ class Answer:
     corpora: list[str] = field(default_factory=list)  # the corpora searched
     filters: dict[str, list] = field(default_factory=dict)  # the metadata filters applied, as the request gave them
     sentences: list[AnswerSentence] = field(default_factory=list)  # every unit of `answer`, with its verdict
+    asks: AnswerKind = AnswerKind.OVERVIEW  # which kind of answer the question wants
 
     @property
     def warnings(self) -> list[str]:
@@ -632,6 +650,7 @@ class Answer:
             "corpora": self.corpora,
             "filters": self.filters,
             "sentences": [s.to_dict() for s in self.sentences],
+            "asks": self.asks.value,
         }
 
     @classmethod
@@ -656,6 +675,7 @@ class Answer:
             corpora=[str(c) for c in data.get("corpora", [])],
             filters={str(k): list(v) for k, v in (data.get("filters") or {}).items()},
             sentences=[AnswerSentence.from_dict(x) for x in data.get("sentences", [])],
+            asks=AnswerKind(data.get("asks") or AnswerKind.OVERVIEW.value),
         )
 
 

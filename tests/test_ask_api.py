@@ -20,7 +20,7 @@ from tests.fake_openai import FakeOpenAI
 
 # What the answer carried before the typed core, and what it adds: the refusal's reason, the typed issues, what was asked.
 ANSWER_KEYS = {"answer", "citations", "sources", "grounded", "insufficient_evidence", "warnings", "question", "model", "usage", "timings_ms", "index",
-               "refusal_reason", "refusal_explanation", "issues", "asked", "did_you_mean", "corpora", "filters", "sentences"}
+               "refusal_reason", "refusal_explanation", "issues", "asked", "did_you_mean", "corpora", "filters", "sentences", "asks"}
 
 
 @pytest.fixture(scope="module")

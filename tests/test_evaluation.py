@@ -5,8 +5,10 @@ from pathlib import Path
 import pytest
 
 from qa_service.errors import CorpusError
-from qa_service.answering.evaluation import Question, answer_metrics, evaluate_answers, fact_found, rank_metrics, read_questions
-from qa_service.records import REFUSAL, Answer, Citation, CitationIssue, IssueKind
+from qa_service.answering.evaluation import (
+    Question, answer_metrics, evaluate_answers, fact_found, format_asked_table, has_figure, rank_metrics, read_questions,
+)
+from qa_service.records import REFUSAL, Answer, AnswerSentence, Citation, CitationIssue, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
 
 SINGLE = Question("s", "How much faster is Tequila?", "single", ["p:1"], ["3.0×", "ARC"])
 UNANSWERABLE = Question("u", "What learning rate does Tequila use?", "unanswerable")
@@ -29,7 +31,8 @@ def test_rank_metrics():
 
 def test_perfect_answer():
     m = answer_metrics(SINGLE, result("It gives a 3.0x speedup on ARC [1].", [cite("p:1")]))
-    assert m == {"refused": False, "refusal_reason": None, "cited": ["p:1"], "citation_precision": 1.0, "sentence_support": 1.0, "citation_recall": 1.0, "gold_precision": 1.0, "fact_recall": 1.0}
+    assert m == {"refused": False, "refusal_reason": None, "cited": ["p:1"], "citation_precision": 1.0, "sentence_support": 1.0, "citation_recall": 1.0, "gold_precision": 1.0, "fact_recall": 1.0,
+                 "figures_present": 1.0, "paper_precision": 1.0}
 
 
 def test_answer_citing_a_wrong_paper_without_support():
@@ -97,3 +100,35 @@ def test_question_sets_are_large_and_well_formed():
     assert len(fresh) >= 80 and sum(q.named for q in fresh) >= 30
     assert len({q.id for q in questions}) == len(questions)
     assert all(q.answer_facts for q in questions if q.kind != "unanswerable")
+
+
+@pytest.mark.parametrize("fact,figure", [("26.95%", True), ("3.0×", True), ("2-5x", True), ("1,000 tasks", True), ("10K", True),
+                                         ("Qwen2.5-7B", False), ("Pass@1", False), ("L0", False), ("GPT-4o", False)])
+def test_a_figure_is_a_number_on_its_own_not_a_digit_in_a_name(fact, figure):
+    assert has_figure(fact) is figure
+
+
+def test_asked_figures_near_misses_off_topic_and_multi_precision():
+    """Each new measure on hand-made rows: figures asked, a near miss stated two ways, an off-topic refusal, a list's papers."""
+    figure = Question("f", "How much faster?", "single", ["p:1"], ["3.0×", "ARC"])
+    keyword = Question("k", "Tequila speed", "single", ["p:1"], ["Tequila"], asks_figure=True)
+    near = Question("n", "Tequila on MMLU?", "unanswerable", reason="detail_missing")
+    near2 = Question("n2", "Tequila on GSM8K?", "unanswerable", reason="detail_missing")
+    off = Question("o", "Sourdough?", "unanswerable", reason="off_topic")
+    multi = Question("m", "Which papers quantize?", "multi", ["p:1", "p:2"])
+    absence = AnswerSentence(0, 40, "The abstract of Tequila does not report results on GSM8K.", SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED)
+    replies = {
+        figure.question: result("It is 3.0x faster [1].", [cite("p:1")]),
+        keyword.question: result("Tequila is fast [1].", [cite("p:1")]),
+        near.question: Answer(REFUSAL, insufficient_evidence=True, refusal_reason=RefusalReason.DETAIL_MISSING),
+        near2.question: Answer("The abstract of Tequila does not report results on GSM8K. It reports 3.0× [1].",
+                               [Citation.from_dict(cite("p:1"))], sentences=[absence]),
+        off.question: result(REFUSAL, [], refused=True),
+        multi.question: result("A [1]. B [2]. C [3].", [cite("p:1"), cite("p:9"), cite("p:8")]),
+    }
+    asked = evaluate_answers(lambda q: replies[q], lambda q: ["p:1"], [figure, keyword, near, near2, off, multi])["asked"]
+    assert asked["figures_present"] == {"n": 2, "value": 0.5}  # the keyword query asked a figure and got none
+    assert asked["near_misses_stated"] == {"n": 2, "value": 1.0}
+    assert asked["off_topic_refused"] == {"n": 1, "value": 1.0}
+    assert asked["multi_gold_cited"] == {"n": 1, "value": 0.5} and asked["multi_precision"] == {"n": 1, "value": round(1 / 3, 3)}
+    assert "0.500 (2)" in format_asked_table(asked)

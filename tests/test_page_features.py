@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # headless Chromium
 
 ROUTER_QUOTES = (
     "In this work, we introduce RouterArena, the first open platform enabling comprehensive comparison of LLM routers.",
-    "We will make our platform open to the public; the current code base is available here:",
+    "RouterArena has (1) a principally constructed dataset with broad knowledge domain coverage,",  # a definition: then its main result
 )
 
 
@@ -296,6 +296,25 @@ def test_a_paper_with_metadata_shows_its_title_and_authors(browser, tmp_path_fac
         page.goto(f"{live.url}/#paper=abstracts%3A1")  # plain text: no metadata, no byline
         expect(page.locator("#panel-title")).to_have_text("Prism")
         expect(page.locator("#panel-byline")).to_be_hidden()
+        assert_clean(page)
+    finally:
+        page.context.close()
+        live.stop()
+
+
+def test_the_services_own_sentence_is_shown_apart_from_the_quotes(browser, tmp_path_factory):
+    """'The abstract of X does not report results on Y.' is no quote: it stands before the answer, not in it."""
+    settings = make_settings(tmp_path_factory.mktemp("absence-page"))
+    Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "own_corpus.jsonl"]))
+    live = LiveServer(create_app(settings))
+    page = open_page(browser)
+    try:
+        page.goto(live.url)
+        turn = ask(page, "How does Zorblax do on MMLU?")
+        note = turn.locator(".answer .service-note")
+        expect(note).to_contain_text("does not report results on MMLU. What it does report:")
+        expect(turn.locator(".answer .cite")).not_to_have_count(0)
+        assert "does not report" not in turn.locator(".answer > :not(.service-note)").all_inner_texts()[0]
         assert_clean(page)
     finally:
         page.context.close()

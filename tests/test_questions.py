@@ -2,7 +2,8 @@
 
 import pytest
 
-from qa_service.questions import is_plural
+from qa_service.questions import answer_kind, asks_figures, is_plural
+from qa_service.records import AnswerKind
 
 
 @pytest.mark.parametrize("question,plural", [
@@ -17,3 +18,41 @@ from qa_service.questions import is_plural
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
+
+
+@pytest.mark.parametrize("question,kind", [
+    ("What is Zorblax?", AnswerKind.DEFINITION),
+    ("Qu'est-ce que Zorblax ?", AnswerKind.DEFINITION),
+    ("Zorblax とは何ですか？", AnswerKind.DEFINITION),
+    ("How does Zorblax route queries between experts?", AnswerKind.MECHANISM),
+    ("Wie funktioniert Zorblax?", AnswerKind.MECHANISM),
+    ("What problem does Zorblax solve?", AnswerKind.PROBLEM),
+    ("¿Por qué falla el muestreo aleatorio?", AnswerKind.PROBLEM),
+    ("Give me the numbers for Zorblax on the held-out set.", AnswerKind.RESULTS),
+    ("Summarize the results of Zorblax", AnswerKind.RESULTS),
+    ("Zorblax speedup", AnswerKind.RESULTS),
+    ("¿Cuánto mejora Zorblax la precisión?", AnswerKind.RESULTS),
+    ("Quanto mais rápido é o Zorblax?", AnswerKind.RESULTS),
+    ("Zorblax の推論速度はどのくらい向上しますか？", AnswerKind.RESULTS),
+    ("Zorblax 的加速比是多少？", AnswerKind.RESULTS),
+    ("How do Zorblax and Quux differ?", AnswerKind.COMPARISON),
+    ("Compare Zorblax with Quux", AnswerKind.COMPARISON),
+    ("What are the limitations of Zorblax?", AnswerKind.LIMITATIONS),
+    ("Quelles sont les faiblesses de Zorblax ?", AnswerKind.LIMITATIONS),
+    ("Which papers study speech?", AnswerKind.LIST),
+    ("Welche Arbeiten untersuchen Sprache?", AnswerKind.LIST),
+    ("Does Zorblax need labelled data?", AnswerKind.YES_NO),
+    ("Is there a model that forecasts EEG signals?", AnswerKind.YES_NO),
+    ("Zorblax", AnswerKind.OVERVIEW),
+])
+def test_the_kind_of_answer_asked_is_read_off_the_wording(question, kind):
+    """Wh-words, function words of the other accepted languages, units and quantity words: no corpus word."""
+    assert answer_kind(question) is kind
+
+
+@pytest.mark.parametrize("question,figures", [
+    ("Zorblax speedup", True), ("Zorblax 3x?", True), ("Wie viele Aufgaben hat Zorblax?", True),
+    ("How can Zorblax cut latency?", False), ("How does Zorblax work?", False),
+])
+def test_a_quantity_word_or_unit_asks_for_figures(question, figures):
+    assert asks_figures(question) is figures

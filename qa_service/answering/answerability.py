@@ -3,47 +3,91 @@
 Every model path (offline extractive or an OpenAI-compatible model) goes through it
 before the model is asked. The reasons:
 - off_topic: no retrieved paper clears the relevance bar, and none has a single sentence
-  close in meaning to the question (a chunk dilutes a one-sentence match);
+  close in meaning to the question (a chunk dilutes a one-sentence match); or the question's
+  core (its rarest content terms and named things) is in no retrieved paper and no sentence is
+  close in meaning: a neighbouring topic is not this one;
 - not_in_corpus: the question is about a name-shaped thing no abstract mentions;
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
-  that its abstract does not state.
+  that its abstract does not state, with nothing close to give instead.
+A benchmark or model the question names that the paper's abstract does not mention, where the
+abstract reports something close, is answered with that, the absence stated (`Verdict.absent`).
 Generic words missing from an abstract never refuse: only a missing *kind* of detail does.
+Titles and keywords are evidence as the text is; venue names ("the ICLR paper") are never asked.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Sequence
 
+from .evidence import core_terms, has_core, mentions, reports_close
 from ..config import Settings
-from ..questions import AUTHORS, asked_details, asking_part, asks_quantity, is_plural
+from ..corpus.names import name_key
+from ..corpus.roles import states_number
+from ..store.lexical import content_terms
+from ..questions import (
+    AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, without_venues,
+)
 from ..records import PaperHit, RefusalReason, Retrieval, Verdict
 
 
 class AnswerabilityJudge:
     """Decides, from the question and what retrieval found, whether to answer and about which papers."""
 
-    def __init__(self, settings: Settings, closeness: Callable[[str, Sequence[str]], list[float]] | None = None):
+    def __init__(self, settings: Settings, closeness: Callable[[str, Sequence[str]], list[float]] | None = None,
+                 idf: Callable[[str], float] | None = None):
         """`closeness(question, texts)`: each text's best sentence cosine to the question; None
-        when embeddings are not local (a paid API per question is too dear for a second look)."""
+        when embeddings are not local (a paid API per question is too dear for a second look).
+        `idf`: a term's rarity in the corpus, to find the question's core (None: every term counts alike)."""
         self.settings = settings
         self.closeness = closeness
+        self.idf = idf or (lambda term: 1.0)
+        self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
-        asking = asking_part(question)
+        asking = without_venues(asking_part(question))
         named = [h for h in found.hits if h.named]
         if named:
-            return self._about(asking, named, found, named=True)
-        relevant = [h for h in found.hits if h.relevant] or self._close(question, found.hits)
+            return self._about(asking, self._named_papers(asking, named, found), found, named=True)
+        relevant = [h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
-        unknown = [n for n in found.unknown_names if n in asking]
+        unknown = self._unknown(asking, found)
         if unknown and not sure and not (is_plural(question) and relevant):
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(unknown))
-        if not relevant:
+        if not relevant or self._off_core(question, asking, found.hits):
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
             return self._about(asking, relevant[:1], found, named=False)
-        return Verdict.yes()  # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split)
+        # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
+        # those whose title or keywords carry the question's core are always among them
+        return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)])
+
+    @staticmethod
+    def _unknown(asking: str, found: Retrieval) -> list[str]:
+        """Name-shaped words of the asking part that no abstract mentions; a venue is never one."""
+        return [n for n in found.unknown_names if n in asking and not is_venue(n)]
+
+    def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
+        """A one-paper question that calls papers by their labels is about those; the other names it
+        matched (a benchmark another abstract mentions) are things asked about them, not papers."""
+        if is_plural(asking):
+            return named
+        labels = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
+        by_label = [h for h in named if name_key(h.label) in labels]
+        return by_label or named
+
+    def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
+        """The benchmarks, datasets, models and hardware the question names, other than the papers themselves."""
+        own = {name_key(h.label) for h in papers}
+        things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
+        things += self._unknown(asking, found)
+        return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t)))
+
+    def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
+        """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
+        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings, self._terms)]
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers with one sentence close in meaning to the question, closest first; asked only when
@@ -54,6 +98,16 @@ class AnswerabilityJudge:
         close = sorted((s, i) for i, s in enumerate(scores) if s >= self.settings.sentence_floor)
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
+    def _off_core(self, question: str, asking: str, hits: list[PaperHit]) -> bool:
+        """No retrieved paper (text, title, keywords) holds the question's whole core, and no sentence
+        of theirs is close in meaning: the question is on a neighbouring topic the corpus does not have."""
+        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        if not core or self.closeness is None:
+            return False
+        if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
+            return False  # one paper holds the whole core
+        return max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor
+
     def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
         """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?"""
         ids = [h.paper_id for h in papers]
@@ -62,11 +116,22 @@ class AnswerabilityJudge:
                 continue  # who wrote what is in the papers' metadata: it named them, or it lists each paper's authors
             if not any(kind.stated.search(h.text) for h in papers):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
-        if named and asks_quantity(asking):
-            # "How does Tequila do on MMLU?": a benchmark or model the paper's abstract never mentions
-            things = [n for n in found.unknown_names if n in asking]
-            absent = [n for n in things if not any(n.lower() in h.text.lower() for h in papers)]
+        every = bool(found.authors) and not found.names
+        if named and not is_plural(asking):
+            if asks_number(asking) and not any(states_number(h.text) for h in papers):
+                return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
+            # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
+            things = self._things(asking, papers, found) + figures_in(asking)
+            absent = [t for t in things if not any(mentions(_evidence(h), t) for h in papers)]
             if absent:
-                return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
+                figures = asks_figures(asking)
+                if not any(reports_close(h.text, figures) for h in papers):
+                    return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
+                return Verdict.yes(ids, every, absent)
         # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
-        return Verdict.yes(ids, every=bool(found.authors) and not found.names)
+        return Verdict.yes(ids, every=every)
+
+
+def _evidence(hit: PaperHit) -> str:
+    """What a paper says it is about: its title, its keywords and its text."""
+    return " ".join([hit.title, " ".join(hit.keywords), hit.text or " ".join(e.text for e in hit.evidence)])

@@ -10,7 +10,7 @@ from typing import Callable
 
 from ..corpus.reading import iter_jsonl
 from ..errors import CorpusError
-from ..records import Answer
+from ..records import Answer, RefusalReason, SentenceKind
 from ..retrieval.retriever import Retriever
 
 KINDS = ("single", "multi", "unanswerable")
@@ -24,6 +24,8 @@ class Question:
     gold: list[str] = field(default_factory=list)
     answer_facts: list[str] = field(default_factory=list)
     named: bool = False  # the question calls a paper by its name (typos and other languages included)
+    reason: str = ""  # why an unanswerable question is (off_topic, not_in_corpus, detail_missing), when the file says
+    asks_figure: bool = False  # the question asks for a figure, when the file says (else: its facts carry one)
 
 
 def read_questions(path: Path) -> list[Question]:
@@ -39,7 +41,8 @@ def read_questions(path: Path) -> list[Question]:
             raise CorpusError(f"{path}:{lineno}: 'gold' and 'answer_facts' must be lists")
         if obj["kind"] != "unanswerable" and not gold:
             raise CorpusError(f"{path}:{lineno}: an answerable question needs 'gold' paper ids")
-        items.append(Question(str(obj.get("id", lineno)), obj["question"], obj["kind"], gold, facts, bool(obj.get("named"))))
+        items.append(Question(str(obj.get("id", lineno)), obj["question"], obj["kind"], gold, facts, bool(obj.get("named")),
+                              str(obj.get("reason") or ""), bool(obj.get("asks_figure"))))
     return items
 
 
@@ -90,6 +93,34 @@ def fact_found(fact: str, answer: str) -> bool:
     return normalize(fact) in normalize(answer)
 
 
+# a figure: a number on its own (26.95%, 3.0×, 1,000, 2-5x, 10K), not a digit inside a name (Qwen2.5-7B, L0, Pass@1)
+_FIGURE = re.compile(r"^[~±<>≈×x]?\d[\d.,]*(?:[-–]\d[\d.,]*)?(?:%|×|x|[kKMB])?$")
+
+
+_MARKERS = re.compile(r"\s*\[[\d,\s\-–]+\]")  # citation markers are not figures
+
+
+def has_figure(text: str) -> bool:
+    return any(_FIGURE.match(token.strip("()[]:;,.!?\"'")) for token in text.split())
+
+
+def figures_present(question: Question, answer: Answer) -> float | None:
+    """Rows that ask for a figure: the share of the facts' figures the answer gives (any figure, if the facts name none)."""
+    figured = [f for f in question.answer_facts if has_figure(f)]
+    if question.kind == "unanswerable" or not (figured or question.asks_figure):
+        return None
+    if not figured:
+        return float(not answer.insufficient_evidence and has_figure(_MARKERS.sub("", answer.answer)))
+    return sum(fact_found(f, answer.answer) for f in figured) / len(figured)
+
+
+def absence_stated(answer: Answer) -> bool:
+    """Refused as detail_missing, or the answer carries the service's own sentence that something is not reported."""
+    if answer.refusal_reason is RefusalReason.DETAIL_MISSING:
+        return True
+    return not answer.insufficient_evidence and any(s.kind is SentenceKind.SERVICE for s in answer.sentences)
+
+
 def answer_metrics(question: Question, answer: Answer) -> dict:
     """Citation recall/precision, sentence support, fact recall and refusal for one answer."""
     refused = answer.insufficient_evidence
@@ -107,10 +138,16 @@ def answer_metrics(question: Question, answer: Answer) -> dict:
     }
     if question.kind == "unanswerable":
         record["correct_refusal"] = refused and not citations
+        if question.reason == "detail_missing":
+            record["absence_stated"] = absence_stated(answer)
+        if question.reason == "off_topic":
+            record["off_topic_refused"] = refused and not citations
     else:
         record["citation_recall"] = len(cited & set(question.gold)) / len(question.gold)
         record["gold_precision"] = (sum(1 for c in citations if c.paper_id in question.gold) / len(citations)) if citations else None
         record["fact_recall"] = (sum(fact_found(f, answer.answer) for f in question.answer_facts) / len(question.answer_facts)) if question.answer_facts else None
+        record["figures_present"] = figures_present(question, answer)
+        record["paper_precision"] = len(cited & set(question.gold)) / len(cited) if cited else None
     return record
 
 
@@ -139,7 +176,42 @@ def evaluate_answers(ask: Callable[[str], Answer], search: Callable[[str], list[
         records.append(record)
     summary = {kind: _summarise([r for r in records if r["kind"] == kind]) for kind in KINDS}
     summary["overall"] = _summarise(records)
-    return {"summary": summary, "records": records}
+    return {"summary": summary, "asked": summarise_asked(records), "records": records}
+
+
+def _share(rows: list[dict], key: str) -> dict:
+    values = [float(r[key]) for r in rows if r.get(key) is not None]
+    return {"n": len(values), "value": round(sum(values) / len(values), 3) if values else None}
+
+
+def summarise_asked(records: list[dict]) -> dict:
+    """Did the answer answer what was asked: the figures, the absences, the off-topic refusals, the papers of a list."""
+    single = [r for r in records if r["kind"] == "single"]
+    multi = [r for r in records if r["kind"] == "multi"]
+    answerable = [r for r in records if r["kind"] != "unanswerable"]
+    return {
+        "figures_present": _share(records, "figures_present"),
+        "near_misses_stated": _share(records, "absence_stated"),
+        "off_topic_refused": _share(records, "off_topic_refused"),
+        "answerable_refused": _share(answerable, "refused"),
+        "single_gold_cited": _share(single, "citation_recall"),
+        "multi_gold_cited": _share(multi, "citation_recall"),
+        "multi_precision": _share(multi, "paper_precision"),
+    }
+
+
+ASKED_COLUMNS = [
+    ("asked figures present", "figures_present"), ("near misses stated", "near_misses_stated"),
+    ("off-topic refused", "off_topic_refused"), ("answerable refused", "answerable_refused"),
+    ("single gold cited", "single_gold_cited"), ("multi gold cited", "multi_gold_cited"), ("multi precision", "multi_precision"),
+]
+
+
+def format_asked_table(asked: dict) -> str:
+    """One row: each measure as 'value (n rows)'."""
+    cells = ["–" if asked[key]["value"] is None else f"{asked[key]['value']:.3f} ({asked[key]['n']})" for _, key in ASKED_COLUMNS]
+    return "\n".join(["| " + " | ".join(name for name, _ in ASKED_COLUMNS) + " |", "|" + "---|" * len(ASKED_COLUMNS),
+                      "| " + " | ".join(cells) + " |"])
 
 
 def _summarise(rows: list[dict]) -> dict:

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
-from ..questions import asks_quantity, is_plural
-from ..records import REFUSAL, Completion, CorpusView, ModelRequest, Passage, Source, Usage
+from .composing import Candidate, Composition, compared, listed, names, one_paper
+from ..questions import answer_kind, asks_figures, is_plural
+from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
+from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles
 from ..corpus.textclean import sentence_spans
 
-_NUMBER = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -35,15 +37,7 @@ class ExtractiveTuning:
     multi_share: float = 0.5
     second_share: float = 0.8
     max_papers: int = 8
-
-
-@dataclass
-class Candidate:
-    source: Source
-    start: int
-    end: int
-    text: str
-    score: float
+    roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
 
 
 class ExtractiveModel:
@@ -54,6 +48,7 @@ class ExtractiveModel:
 
     def __init__(self, tuning: ExtractiveTuning | None = None) -> None:
         self.tuning = tuning or ExtractiveTuning()
+        self._roles = lru_cache(maxsize=self.tuning.roles_cache)(_roles_by_start)
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
                every: bool = False) -> str:
@@ -62,42 +57,45 @@ class ExtractiveModel:
         A question about several papers that names some ("which papers report on MMLU-Pro?") is
         answered from all the sources, the named ones always among them: a name narrows a one-paper
         question, but the papers that do the same thing without the name are part of the list."""
-        plural = is_plural(question) and not every
+        kind, figures = answer_kind(question), asks_figures(question)
+        plural = (kind is AnswerKind.LIST or is_plural(question)) and not every
         pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
-        quantity = asks_quantity(question)
-        per_source = [c for c in self._candidates(question, pool, corpus, quantity) if c]
+        per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural) if c]  # a list is chosen by topic
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
-        top = per_source[0][0].score
+        chosen = self._compose(kind, figures, per_source, about, every, plural)
+        if not plural:
+            chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
+        unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
+        return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
+
+    def _compose(self, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str], every: bool,
+                 plural: bool) -> list[Candidate]:
+        """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
+        top = per_source[0][0].score
+        composition = Composition(t.second_share)
         if every and about:
-            chosen = [cands[0] for cands in per_source]
-        elif plural and len(per_source) > 1:
+            return [cands[0] for cands in per_source]
+        if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
             picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
-            chosen = [cands[0] for cands in picked]  # one best sentence from each relevant paper
-        else:
-            picked = [per_source[0]]
-            cands = picked[0]
-            chosen = [cands[0]] + [c for c in cands[1:2] if c.score >= t.second_share * cands[0].score]
-            chosen += self._complete(cands, chosen, quantity)
-        chosen.sort(key=lambda c: (c.source.n, c.start))
-        return " ".join(_cite(c) for c in chosen)
+            return listed(picked, figures, composition)
+        named = [c for c in per_source if c[0].source.paper_id in about]
+        if kind is AnswerKind.COMPARISON and len(named) > 1:
+            return compared(named)
+        chosen = one_paper(kind, per_source[0], figures, composition)
+        return chosen + self._complete(per_source[0], chosen)
 
-    def _complete(self, cands: list[Candidate], chosen: list[Candidate], quantity: bool) -> list[Candidate]:
-        """A one-paper answer names the paper's method and, when a number is asked for, gives one."""
-        extra: list[Candidate] = []
+    def _complete(self, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
+        """A one-paper answer names the paper's method."""
         label = cands[0].source.label
-        if " " not in label.strip():
-            named = re.compile(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])")  # the name, not a URL that contains it
-            if not any(named.search(c.text) for c in chosen):
-                extra += [c for c in cands if named.search(c.text)][:1]
-        if quantity and not any(_NUMBER.search(c.text) for c in chosen + extra):
-            extra += [c for c in cands if _NUMBER.search(c.text) and c not in extra][:1]
-        return extra
+        if " " not in label.strip() and not any(names(c) for c in chosen):
+            return [c for c in cands if names(c)][:1]
+        return []
 
-    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, quantity: bool) -> list[list[Candidate]]:
-        """Every sentence of each source's passages, scored by meaning and rare-term overlap, best first.
+    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, figures: bool) -> list[list[Candidate]]:
+        """Every sentence of each source's passages, scored by meaning and rare-term overlap, best first, with its role.
 
         All sources' sentences are embedded and weighed in one pass: one call to the model for
         whatever the cache lacks, the question's terms analysed once."""
@@ -107,14 +105,16 @@ class ExtractiveModel:
         t = self.tuning
         per_source = []
         for source, source_spans in zip(sources, spans):
+            roles = self._roles(source.paper_text)
             found = []
             for start, end, text in source_spans:
                 sem, lex = next(scores)
                 score = t.semantic_weight * sem + (1 - t.semantic_weight) * lex
-                if quantity and _NUMBER.search(text):
+                role = roles.get(start) or roled_sentence(text, start, end, role_of(text, 1, 3, None))
+                if figures and role.figures:
                     score += t.number_bonus
                 score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
-                found.append(Candidate(source, start, end, text, score))
+                found.append(Candidate(source, start, end, text, score, role.role, role.figures, role.negative))
             per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
         return per_source
 
@@ -150,6 +150,11 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list
     if total <= 0:
         return [0.0] * len(texts)
     return [sum(idf(term) for term in terms & content_terms(text)) / total for text in texts]
+
+
+def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
+    """The role of each sentence of an abstract, by where it starts in the paper's text."""
+    return {r.start: r for r in sentence_roles(paper_text)}
 
 
 def _sentences(passage: Passage) -> list[tuple[int, int, str]]:

@@ -13,6 +13,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from .absence import ABSENCE_LEAD, absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from ..config import Settings
@@ -27,7 +28,7 @@ from ..records import (
     NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
     Usage, Verdict,
 )
-from ..questions import clean_question, is_plural, needs_context
+from ..questions import answer_kind, clean_question, is_plural, needs_context
 from ..retrieval.retriever import Retriever
 from ..corpus.textclean import encodable, sentence_spans
 from ..corpus.tokens import cut_to_tokens, token_counter
@@ -49,7 +50,24 @@ class IndexCorpus:
         return self.corpora.idf(term)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
-        return self._cache.get_or_embed(texts, self._embed) if self._embed is not None else None
+        """Sentences the ingest kept vectors for are looked up; only the rest (the question) are embedded."""
+        if self._embed is None:
+            return None
+        stored = self.stored_vectors(texts)
+        missing = [t for t, v in zip(texts, stored) if v is None]
+        fresh = iter(self._cache.get_or_embed(missing, self._embed) if missing else [])
+        return [v if v is not None else next(fresh) for v in stored]
+
+    def stored_vectors(self, texts: list[str]) -> list[Any]:
+        """Each text's vector from the sentence files of the corpora open in this process (None where none has it)."""
+        found: list[Any] = [None] * len(texts)
+        for index in self.corpora.opened():
+            wanted = [i for i, v in enumerate(found) if v is None]
+            if not wanted:
+                break
+            for i, vector in zip(wanted, index.sentences.lookup([texts[i] for i in wanted])):
+                found[i] = vector
+        return found
 
     def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
         """Each text's best sentence cosine to the question (vectors are L2-normalised)."""
@@ -168,6 +186,9 @@ class Answerer:
             yield Final(self._result(text, prepared, Usage(), started))
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
+        note = absence_note(prepared.verdict, prepared.found.hits, prepared.question)
+        if note:  # the service's own words come first, as in the final answer
+            yield Delta(f"{note} {ABSENCE_LEAD} ")
         generate = time.perf_counter()
         written, usage, truncated = "", Usage(), False
         pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
@@ -217,6 +238,7 @@ class Answerer:
         checked = self._check(text, prepared)
         if not checked.answer:
             raise ModelError("the model returned an empty answer")
+        checked = state_absence(checked, absence_note(prepared.verdict, prepared.found.hits, prepared.question))
         prepared.timings.total = (time.perf_counter() - started) * 1000
         scope = prepared.scope or self.corpora.scope()
         verdict = prepared.verdict
@@ -244,4 +266,5 @@ class Answerer:
             corpora=scope.names,
             filters=scope.filter.to_dict(),
             sentences=checked.sentences,
+            asks=answer_kind(prepared.question),
         )

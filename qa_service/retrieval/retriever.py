@@ -73,8 +73,9 @@ class Retriever:
         if texts and candidates.hits:
             candidates.fetch_texts([hit.paper_id for hit in candidates.hits])
             for hit in candidates.hits:
-                if hit.paper_id in candidates.texts:
-                    hit.text = candidates.texts[hit.paper_id]
+                if hit.paper_id in candidates.papers:
+                    paper = candidates.papers[hit.paper_id]
+                    hit.text, hit.title, hit.keywords = paper.text, paper.title, paper.keywords
         found.hits = candidates.hits
         return found
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence
 
 from ..config import Settings
-from ..records import Evidence, PaperHit, Retrieval, paper_of
+from ..records import Evidence, Paper, PaperHit, Retrieval, paper_of
 from ..store.corpora import Part, Scope
 from ..store.lexical import content_terms
 
@@ -39,13 +39,16 @@ class Candidates:
     fused: dict[str, float] = field(default_factory=dict)  # paper id -> fused score (PaperHit.score)
     order: list[str] = field(default_factory=list)  # the candidate papers, best first (cut to k by CutToK)
     texts: dict[str, str] = field(default_factory=dict)  # paper id -> abstract, for the steps that need them
+    papers: dict[str, Paper] = field(default_factory=dict)  # paper id -> its record (title, keywords), read with `texts`
     hits: list[PaperHit] = field(default_factory=list)
 
     def fetch_texts(self, paper_ids: Sequence[str]) -> None:
         """The abstracts of these papers into `texts`, one store read per corpus for those not yet read."""
         missing = [pid for pid in paper_ids if pid not in self.texts and pid in self.owner]
         for part, ids in by_part(missing, self.owner):
-            self.texts.update({pid: paper.text for pid, paper in part.index.get_papers(ids).items()})
+            read = part.index.get_papers(ids)
+            self.papers.update(read)
+            self.texts.update({pid: paper.text for pid, paper in read.items()})
 
 
 class RetrievalStep(Protocol):

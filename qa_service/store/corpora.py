@@ -239,6 +239,11 @@ class Corpora:
         bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in kinds]
         return set.intersection(*bases)
 
+    def opened(self) -> list[Index]:
+        """The corpora this process has opened (no store round trip): what an answer may have drawn on."""
+        with self._lock:
+            return list(self._indexes.values())
+
     def each(self, read: Callable[[Index], Any]) -> dict[str, Any]:
         """`read` of every corpus, by name; one that cannot be read now (dropped a moment ago, say) is left out:
         for probes and scrapes, which report what they can."""
@@ -405,7 +410,7 @@ class Corpora:
             yield
 
     def drop(self, name: str, on_wait: Notify | None = None) -> dict:
-        """Remove a corpus: its collections, manifest, ledger and BM25. Returns what it held."""
+        """Remove a corpus: its collections, manifest, ledger, BM25 and sentence vectors. Returns what it held."""
         index = self.get(name)
         with self.writer(on_wait):
             held = self.describe(name)
@@ -418,6 +423,7 @@ class Corpora:
                     for path in (index.files.path, index.files.ledger_path):
                         path.unlink(missing_ok=True)
                 shutil.rmtree(index.bm25_path, ignore_errors=True)
+                index.sentences.path.unlink(missing_ok=True)  # its sentence vectors (store/sentences.py)
                 for cached in index.settings.data_path.glob(f"cache/{name}_v*.bm25"):
                     shutil.rmtree(cached, ignore_errors=True)
             with self._lock:

@@ -149,6 +149,37 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
 
+    def with_sentences(self, texts: Sequence[str], spans: Sequence[Sequence[tuple[int, int]]]
+                       ) -> tuple[list[np.ndarray], list[list[np.ndarray | None]]]:
+        """Each text's vector and, from the same run of the model, a vector per (start, end) span of it:
+        its tokens' embeddings mean-pooled inside the text (None for a span past the model's window)."""
+        self._load()
+        out: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
+        per_span: list[list[np.ndarray | None]] = [[] for _ in texts]
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for begin in range(0, len(order), self.batch_size):
+            batch = order[begin : begin + self.batch_size]
+            encodings = self._tokenizer.encode_batch([texts[i] for i in batch])
+            hidden, mask = self._hidden(encodings)
+            for row, index in enumerate(batch):
+                weights = mask[row][:, None].astype(np.float32)
+                out[index] = _unit((hidden[row] * weights).sum(axis=0) / max(float(weights.sum()), 1e-9))
+                offsets = np.array(encodings[row].offsets)
+                real = (mask[row] > 0) & (offsets[:, 1] > offsets[:, 0])  # [CLS], [SEP] and padding have empty offsets
+                for start, end in spans[index]:
+                    inside = real & (offsets[:, 0] >= start) & (offsets[:, 1] <= end)
+                    per_span[index].append(_unit(hidden[row][inside].mean(axis=0)) if inside.any() else None)
+        return out, per_span
+
+    def _hidden(self, encodings: list) -> tuple[np.ndarray, np.ndarray]:
+        """The model's last hidden states for a tokenized batch, and its attention mask."""
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return self._session.run(None, feeds)[0], mask
+
     def __call__(self, input: Documents) -> Embeddings:
         """Embed in length-sorted batches so that padding stays short."""
         self._load()
@@ -164,6 +195,10 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
     def embed_query(self, input: Documents) -> Embeddings:
         """Questions repeat: keep the last `cache_size` query vectors."""
         return self._cache.get_or_embed(list(input), self)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return (vector / max(float(np.linalg.norm(vector)), 1e-12)).astype(np.float32)
 
 
 def embedding_function(settings: Settings) -> EmbeddingFunction:

@@ -24,6 +24,7 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 from ..corpus.chunking import chunk_text
 from ..config import Settings
 from .embeddings import embedding_function, embedding_model_id
+from .sentences import SentenceVectors
 from ..errors import EmbeddingMismatch, NotFound, NotIndexed, QAError, StoreBusy, StoreDamaged
 from .filters import FIELDS_VERSION, MARK, record_fields
 from .lease import ChromaLease
@@ -420,8 +422,16 @@ class Index:
         store shows they are whole. One writer at a time: a second waits, then gives up (StoreBusy)."""
         with self.writer(on_wait):
             if self.shared:
-                return self._ingest_shared(papers, sync, progress or (lambda n: None))
-            return self._ingest(papers, sync, progress)
+                summary = self._ingest_shared(papers, sync, progress or (lambda n: None))
+            else:
+                summary = self._ingest(papers, sync, progress)
+            self.sentences.save()  # the sentence vectors the chunk pass gave, beside BM25
+            return summary
+
+    @cached_property
+    def sentences(self) -> SentenceVectors:
+        """This corpus's sentence vectors (store/sentences.py), a file beside its BM25 index."""
+        return SentenceVectors(self.settings.data_path / f"{self.settings.collection}.sentences.npz", self.settings.sentence_vectors)
 
     def _ingest_shared(self, papers: Sequence[Paper], sync: bool, progress: Progress) -> IngestSummary:
         """Server mode: the next version is built beside the one served (unchanged papers copied, vectors
@@ -620,7 +630,7 @@ class Index:
         into = into or Pair(self.chunks, self.papers)
         chunks_by_paper = [self.chunk(p) for p in papers]
         flat = [c for chunks in chunks_by_paper for c in chunks]
-        vectors = np.asarray(self.embedder([c.text for c in flat]), dtype=np.float32)
+        vectors = self.sentences.embed_chunks(self.embedder, [c.text for c in flat])  # their sentences' vectors too, for answers
         obsolete = [cid for p, chunks in zip(papers, chunks_by_paper) for cid in held.get(p.id, set()) - {c.id for c in chunks}]
         if obsolete:
             into.chunks.delete(ids=sorted(obsolete))

@@ -9,7 +9,7 @@ from ..store.corpora import NAME_PATTERN
 from ..store.filters import FIELDS, RANGE
 from ..chat_inputs import MODEL_ID, MODEL_SEPARATOR, chat_body_schema
 from ..inputs import VISIBLE_PATTERN, filter_text_schema, filters_schema
-from ..records import Answer, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
+from ..records import Answer, AnswerKind, IssueKind, RefusalReason, SentenceKind, SentenceVerdict
 
 _TEXT = ("venue", "author", "keyword")  # the filter fields whose values are strings
 
@@ -274,6 +274,8 @@ def answer_schema(citation: dict, index: dict) -> dict:
             "sentence": {"type": "integer", "nullable": True}, "detail": string}}},
         "question": string,
         "asked": string,
+        "asks": {"type": "string", "enum": [k.value for k in AnswerKind],
+                 "description": "Which kind of answer the question wants (definition, mechanism, problem, results, ...)."},
         "model": string,
         "usage": {"type": "object", "required": ["prompt_tokens", "completion_tokens"], "properties": {
             "prompt_tokens": {"type": "integer"}, "completion_tokens": {"type": "integer"}}},

@@ -1,0 +1,47 @@
+"""Saying what is absent: the service's own sentence before an answer whose paper lacks what was named.
+
+"How does Zorblax do on MMLU?", answered from an abstract that never mentions MMLU, opens with
+"The abstract of Zorblax does not report results on MMLU." and "What it does report:", then the
+quotes. The sentence is put before the checked answer, after the citation check (it is no quote):
+it is `kind: service`, `verdict: not_checked`, cites nothing, and `grounded` does not count it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..questions import answer_kind, asks_figures, figures_in
+from ..records import AnswerKind, AnswerSentence, CheckedAnswer, PaperHit, SentenceKind, SentenceVerdict, Verdict
+
+ABSENCE_LEAD = "What it does report:"
+
+
+def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> str:
+    """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
+    if not verdict.absent or not verdict.about:
+        return ""
+    labels = {h.paper_id: h.label for h in hits}
+    papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
+    figures = set(figures_in(question))
+    named = ", ".join(t for t in verdict.absent if t not in figures)
+    stated = ", ".join(t for t in verdict.absent if t in figures)
+    if not named:  # "something like 16x": the figure the question offers is not the abstract's
+        return f"The abstract of {papers} does not report {stated}."
+    if asks_figures(question) or answer_kind(question) is AnswerKind.RESULTS:
+        return f"The abstract of {papers} does not report results on {named}."
+    return f"The abstract of {papers} does not mention {named}."
+
+
+def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
+    """The note and its lead-in before the checked answer, every unit, citation and issue shifted after them.
+    A refusal, or nothing absent, is left as it is."""
+    if not note or checked.refused or not checked.citations:
+        return checked
+    lead = f"{note} {ABSENCE_LEAD} "
+    units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
+             AnswerSentence(len(note) + 1, len(lead) - 1, ABSENCE_LEAD, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
+    citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]
+    issues = [replace(i, sentence=i.sentence + len(units)) if i.sentence is not None else i for i in checked.issues]
+    return replace(checked, answer=lead + checked.answer, citations=citations, issues=issues,
+                   sentences=units + [s.shifted(len(lead)) for s in checked.sentences])

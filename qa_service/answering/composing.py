@@ -1,0 +1,145 @@
+"""Which sentences answer the kind of question asked: a definition, a mechanism, the figures, a comparison...
+
+The offline model scores every sentence of its sources by meaning and rare terms; this module picks
+among them by what the question asks (`AnswerKind`) and by what each sentence does in its abstract
+(`corpus.roles`): asked for the numbers, it gives the result sentences that carry figures, not the
+sentence that shares the most words with the question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..corpus.roles import Role
+from ..records import AnswerKind, Source
+
+
+@dataclass
+class Candidate:
+    """One source sentence, scored for the question, with its role in the abstract."""
+
+    source: Source
+    start: int
+    end: int
+    text: str
+    score: float
+    role: Role = Role.BACKGROUND
+    figures: bool = False
+    negative: bool = False
+
+
+@dataclass(frozen=True)
+class Composition:
+    """The composer's numbers (settings): how close a second sentence must score to join the first."""
+
+    second_share: float = 0.8
+    max_sentences: int = 3
+
+
+Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
+
+
+def _best(cands: list[Candidate], keep: Callable[[Candidate], bool], n: int = 1) -> list[Candidate]:
+    """The n best-scoring sentences that pass `keep` (cands are best first)."""
+    return [c for c in cands if keep(c)][:n]
+
+
+def _close_to(first: list[Candidate], more: list[Candidate], tuning: Composition) -> list[Candidate]:
+    """Further sentences that score nearly as well as the first one."""
+    if not first:
+        return []
+    return [c for c in more if c not in first and c.score >= tuning.second_share * first[0].score][: tuning.max_sentences - len(first)]
+
+
+def names(candidate: Candidate) -> bool:
+    """Does the sentence call its paper by its name (a one-word label: a method's name)?"""
+    label = candidate.source.label.strip()
+    return " " not in label and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", candidate.text))
+
+
+def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The sentence that introduces the thing (a method sentence naming it, else the best method one), then its main result."""
+    intro = _best(cands, lambda c: c.role is Role.METHOD and names(c)) or _best(cands, lambda c: c.role is Role.METHOD)
+    result = _best(cands, lambda c: c.role is Role.RESULT and c.figures) or _best(cands, lambda c: c.role is Role.RESULT)
+    return (intro or cands[:1]) + [c for c in result if c not in intro]
+
+
+def mechanism(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The method sentences: the best one and those close to it."""
+    methods = [c for c in cands if c.role is Role.METHOD]
+    first = methods[:1] or cands[:1]
+    return first + _close_to(first, methods, tuning)
+
+
+def problem(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The problem or motivation sentences, then the one that says how the paper answers it."""
+    problems = [c for c in cands if c.role is Role.PROBLEM] or [c for c in cands if c.role is Role.BACKGROUND]
+    first = problems[:1] or cands[:1]
+    first += _close_to(first, problems, tuning)[:1]
+    return first + _best(cands, lambda c: c.role is Role.METHOD and c not in first)
+
+
+def results(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The result sentences that carry figures, every one that scores close to the best (or any figure, if no result has one)."""
+    figured = [c for c in cands if c.figures and c.role is Role.RESULT] or [c for c in cands if c.figures]
+    if not figured:
+        return _best(cands, lambda c: c.role is Role.RESULT) or cands[:1]
+    return figured[:1] + _close_to(figured[:1], figured, tuning)
+
+
+def limitations(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The sentences that report failures, weaknesses or low scores; else the problem the paper starts from."""
+    failing = [c for c in cands if c.negative]
+    if failing:
+        return failing[:1] + _close_to(failing[:1], failing, tuning)
+    return _best(cands, lambda c: c.role is Role.PROBLEM) or cands[:1]
+
+
+def yes_no(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The deciding sentence first (the best result or method one), then one that backs it."""
+    deciding = _best(cands, lambda c: c.role in (Role.RESULT, Role.METHOD) and (c.figures or not figures)) or cands[:1]
+    return deciding + _close_to(deciding, cands, tuning)[:1]
+
+
+def overview(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The best sentence and a second one close to it."""
+    return cands[:1] + _close_to(cands[:1], cands[1:2], tuning)
+
+
+BY_KIND: dict[AnswerKind, Pick] = {
+    AnswerKind.DEFINITION: definition, AnswerKind.MECHANISM: mechanism, AnswerKind.PROBLEM: problem,
+    AnswerKind.RESULTS: results, AnswerKind.LIMITATIONS: limitations, AnswerKind.YES_NO: yes_no,
+    AnswerKind.OVERVIEW: overview, AnswerKind.COMPARISON: yes_no, AnswerKind.LIST: overview,
+}
+
+
+def one_paper(kind: AnswerKind, cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
+    """The sentences of one paper that answer this kind of question; when figures are asked, one of them carries one."""
+    chosen = BY_KIND[kind](cands, figures, tuning)
+    if figures and not any(c.figures for c in chosen):
+        chosen += _best(cands, lambda c: c.figures and c not in chosen)
+    return chosen
+
+
+def compared(per_source: Sequence[list[Candidate]]) -> list[Candidate]:
+    """For each paper compared: one method sentence and one result sentence, the ones naming it first."""
+    chosen: list[Candidate] = []
+    for cands in per_source:
+        for role in (Role.METHOD, Role.RESULT):
+            pick = _best(cands, lambda c: c.role is role and names(c)) or _best(cands, lambda c: c.role is role)
+            chosen += [c for c in pick if c not in chosen]
+        if not any(c.source is cands[0].source for c in chosen):
+            chosen += cands[:1]
+    return chosen
+
+
+def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition) -> list[Candidate]:
+    """One sentence per paper, each paper once, most relevant first: its contribution (its figures, if asked),
+    when that scores close to the paper's best sentence; else the best one."""
+    chosen = []
+    for cands in per_source:
+        wanted: Callable[[Candidate], bool] = (lambda c: c.figures) if figures else (lambda c: c.role is Role.METHOD)
+        chosen += _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score) or cands[:1]
+    return chosen

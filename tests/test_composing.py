@@ -1,0 +1,75 @@
+"""The offline answer for each kind of question, on papers written for the test (not the seeds)."""
+
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.records import Passage, Source
+
+ZORBLAX = (
+    "Large language models are slow to decode long outputs. However, autoregressive decoding leaves most of the accelerator idle, "
+    "which makes serving costly. We propose Zorblax, a decoding scheme that drafts several tokens with a small model and verifies "
+    "them in one pass. Zorblax groups the drafts into a tree and prunes branches whose probability is tiny. On three chat "
+    "benchmarks, Zorblax achieves a 2.7× speedup over standard decoding with identical outputs. On long documents, Zorblax fails "
+    "to help, reaching only 1.1× because most drafts are rejected. Code is available at https://github.com/zorblax/zorblax."
+)
+QUUX = (
+    "Retrieval-augmented generation depends on the quality of retrieved passages. We introduce Quux, a reranker that scores "
+    "passages with a small cross-encoder distilled from a large model. Quux improves answer accuracy by 4.2 points on open-domain "
+    "QA while cutting reranking latency by 60%."
+)
+GLIMMER = "Graphene ribbons conduct heat anisotropically. We measure their thermal conductivity with Raman thermometry."
+
+
+def source(n: int, pid: str, label: str, text: str) -> Source:
+    return Source(n, pid, label, text, [Passage(0, len(text), text)])
+
+
+SOURCES = [source(1, "p:1", "Zorblax", ZORBLAX), source(2, "p:2", "Quux", QUUX), source(3, "p:3", "Glimmer", GLIMMER)]
+MODEL = ExtractiveModel()
+
+
+def ask(question: str, about: tuple[str, ...] = ("p:1",)) -> str:
+    return MODEL.answer(question, SOURCES, about=about)
+
+
+def test_definition_is_the_introducing_sentence_then_the_main_result():
+    answer = ask("What is Zorblax?")
+    assert answer.startswith("We propose Zorblax, a decoding scheme") and "2.7× speedup" in answer
+
+
+def test_mechanism_is_the_method_sentences():
+    answer = ask("How does Zorblax work?")
+    assert "drafts several tokens" in answer and "groups the drafts into a tree" in answer and "2.7×" not in answer
+
+
+def test_problem_is_the_gap_the_paper_starts_from():
+    answer = ask("What problem does Zorblax solve?")
+    assert "However, autoregressive decoding leaves most of the accelerator idle" in answer and "2.7×" not in answer
+    assert answer.index("autoregressive decoding leaves") < answer.index("We propose Zorblax")
+
+
+def test_results_carry_the_figures_in_any_language_and_for_keywords():
+    for question in ("Give me the numbers for Zorblax.", "Zorblax speedup", "¿Cuánto acelera Zorblax la decodificación?",
+                     "Zorblax の高速化はどのくらいですか？"):
+        answer = ask(question)
+        assert "2.7×" in answer, question
+        assert "We propose Zorblax" not in answer, question
+
+
+def test_limitations_are_the_failures():
+    assert ask("What are the limitations of Zorblax?").startswith("On long documents, Zorblax fails to help")
+
+
+def test_yes_no_opens_with_the_deciding_sentence():
+    assert ask("Does Zorblax keep the outputs identical?").startswith("On three chat benchmarks, Zorblax achieves")
+
+
+def test_comparison_gives_each_paper_a_method_and_a_result_sentence():
+    answer = ask("How do Zorblax and Quux differ?", about=("p:1", "p:2"))
+    assert "We propose Zorblax" in answer and "2.7× speedup" in answer
+    assert "We introduce Quux" in answer and "4.2 points" in answer and "[3]" not in answer
+
+
+def test_list_gives_one_sentence_per_paper_most_relevant_first():
+    answer = ask("Which papers speed up decoding or the reranking of passages?", about=())
+    assert answer.count("[1]") == 1 and answer.count("[2]") == 1 and "[3]" not in answer
+    assert answer.startswith("We introduce Quux")  # it matches more of the question than source 1: the most relevant first
+    assert "We propose Zorblax" in answer  # each paper's contribution sentence

@@ -1,0 +1,74 @@
+"""Sentence vectors from the ingest's chunk pass, kept beside the corpus: answers embed only the question."""
+
+import numpy as np
+import pytest
+
+from qa_service.service import build_answerer
+from qa_service.store.corpora import Corpora
+
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.corpus.reading import load_corpus
+from qa_service.corpus.textclean import sentence_spans
+from qa_service.store.embeddings import MiniLMEmbedding
+from qa_service.store.index import Index
+from qa_service.store.sentences import SentenceVectors
+from tests.conftest import ROOT, make_settings
+
+OWN = ROOT / "tests" / "data" / "own_corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def own(tmp_path_factory):
+    settings = make_settings(tmp_path_factory.mktemp("own-sentences"))
+    index = Index(settings)
+    index.ingest(load_corpus([OWN]))
+    index.load_lexical()
+    return index
+
+
+def test_the_chunk_pass_gives_the_chunk_vectors_unchanged_and_each_sentence_one():
+    embedder = MiniLMEmbedding()
+    texts = ["We propose Zorblax. It drafts tokens with a small model. It is 2.7× faster.", "A second, shorter chunk here."]
+    spans = [sentence_spans(t) for t in texts]
+    chunks, per_span = embedder.with_sentences(texts, spans)
+    assert np.allclose(np.asarray(chunks), np.asarray(embedder(texts)), atol=1e-4)
+    assert [len(v) for v in per_span] == [3, 1]
+    alone = embedder([texts[0][s:e] for s, e in spans[0]])
+    for pooled, own_vector in zip(per_span[0], alone):
+        assert float(np.dot(pooled, own_vector)) > 0.6  # the same sentence, read in its context
+
+
+def test_every_sentence_of_the_corpus_is_kept_and_found_by_its_text(own):
+    papers = load_corpus([OWN])
+    sentences = [p.text[s:e] for p in papers for s, e in sentence_spans(p.text)]
+    assert len(own.sentences) == len(set(sentences))
+    assert all(v is not None and v.shape == (384,) for v in own.sentences.lookup(sentences))
+    assert own.sentences.lookup(["A sentence no abstract has."]) == [None]
+
+
+def test_a_second_ingest_keeps_what_the_first_embedded(own):
+    """An unchanged re-ingest embeds nothing, and the file keeps every sentence."""
+    before = len(own.sentences)
+    own.ingest(load_corpus([OWN]))
+    assert len(SentenceVectors(own.sentences.path)) == before
+
+
+def test_an_answer_embeds_only_its_question(own):
+    answerer = build_answerer(own.settings, ExtractiveModel(), Corpora(own.settings, own))
+    result = answerer.ask("How does Zorblax do on MMLU?")
+    assert result.citations and list(answerer.corpus._cache) == ["How does Zorblax do on MMLU?"]
+
+
+def test_a_damaged_file_is_no_file(tmp_path):
+    path = tmp_path / "x.sentences.npz"
+    path.write_bytes(b"not a numpy file")
+    assert SentenceVectors(path).lookup(["anything"]) == [None]
+
+
+@pytest.mark.parametrize("mode,kept", [("pooled", True), ("off", False)])
+def test_the_other_modes_pool_the_chunk_run_or_keep_nothing(tmp_path, mode, kept):
+    settings = make_settings(tmp_path / "data", sentence_vectors=mode)
+    index = Index(settings)
+    index.ingest(load_corpus([OWN]))
+    assert (len(index.sentences) > 0) is kept
+    assert index.stats().chunks > 0  # the chunks are embedded and written either way
