@@ -79,7 +79,7 @@ def test_a_lost_manifest_is_rebuilt_and_bm25_still_answers(data, damage):
     index = Index(settings)
     hits = Retriever(index, settings).search("RouterArena open platform for comparing LLM routers", 1, mode="bm25")
     assert [h.label for h in hits] == ["RouterArena"]
-    assert index.manifest()["state"] == "ready" and index.manifest()["papers"] == 57  # written anew
+    assert index.manifest().state == "ready" and index.manifest().papers == 57  # written anew
     client = served(data)
     assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57, "corpora": {"iclr2026": 57}}
 

@@ -21,6 +21,7 @@ from ..config import Settings
 from ..store.corpora import Corpora, Part, Scope
 from ..store.index import Index
 from ..store.lexical import LexicalIndex, content_terms
+from ..store.metadata import ChunkRecord
 from ..corpus.names import NameResolver
 from ..records import Evidence, NameMatch, PaperHit, Retrieval, paper_of
 
@@ -194,7 +195,7 @@ class Retriever:
         for hit in hits:
             mine = sorted((cid for cid in rank if paper_of(cid) == hit.paper_id), key=lambda cid: -rank[cid])
             chosen[hit.paper_id] = mine[:limit]
-        records: dict[str, dict] = {}
+        records: dict[str, ChunkRecord] = {}
         wanted = [cid for ids in chosen.values() for cid in ids]
         for part, ids in _by_part(wanted, owner, key=paper_of):
             found = part.index.get_chunks(ids)
@@ -205,7 +206,7 @@ class Retriever:
                             part.name, len(lost), lost[0])
         for hit in hits:
             hit.evidence = [
-                Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
+                Evidence(cid, records[cid].text, records[cid].start, records[cid].end)
                 for cid in chosen[hit.paper_id] if cid in records
             ]
 
