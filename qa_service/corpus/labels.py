@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Iterable
 
 from ..records import Paper
@@ -63,7 +63,7 @@ def _bold_terms(raw: str) -> list[str]:
 def derive_label(paper: Paper, document_frequency: Counter) -> str:
     """The best-scoring name unique to this paper, else a short phrase from the contribution."""
     text = paper.text
-    scores: Counter = Counter()
+    scores: dict[str, float] = defaultdict(float)
     intro_spans = [m.end() for m in _INTRO.finditer(text)]
     for term in _bold_terms(paper.abstract):
         if document_frequency.get(term, 0) <= 1:

@@ -50,7 +50,7 @@ def lowercase_words(texts: Iterable[str]) -> set[str]:
     return {w for text in texts for w in _WORD.findall(text) if w.islower()}
 
 
-def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: set[str] = frozenset()) -> dict[str, dict]:
+def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words: set[str] | frozenset[str] = frozenset()) -> dict[str, dict]:
     """key -> {name, papers, word}; a name shared by more than `max_papers` papers names no one paper.
 
     `word` marks a name the corpus also uses as an ordinary lower-case word (the MATH benchmark

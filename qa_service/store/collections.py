@@ -85,7 +85,7 @@ class Pair(NamedTuple):
 
     def list_papers(self, with_text: bool = False) -> list[Paper]:
         include = ["documents", "metadatas"] if with_text else ["metadatas"]
-        papers = []
+        papers: list[Paper] = []
         for batch in scan(self.papers, include):
             docs = batch["documents"] if with_text else [None] * len(batch["ids"])
             papers.extend(paper_from_store(pid, doc, meta) for pid, doc, meta in zip(batch["ids"], docs, batch["metadatas"]))

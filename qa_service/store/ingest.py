@@ -110,10 +110,11 @@ class Staging(Protocol):
     """Where one ingest writes the next version: the served collections in place, or a new version."""
 
     source: Pair  # the version served, what unchanged papers are carried over from
-    target: Pair
     held: dict[str, set[str]]  # the chunk ids `target` holds per paper, before this ingest writes
     resumed: dict[str, StoredHashes]  # papers an interrupted ingest already wrote into `target` as planned
 
+    @property
+    def target(self) -> Pair: ...
     def checkpoint(self) -> None: ...
     def keep(self, hashes: dict[str, StoredHashes], papers: dict[str, Paper]) -> None: ...
     def relabel(self, papers: Sequence[Paper], hashes: dict[str, StoredHashes]) -> None: ...
@@ -202,12 +203,12 @@ def _write(stage: Staging, plan: Plan, encoder: Encoder, resumed: dict[str, Stor
     tell(sum(1 for pid in resumed if pid in given))
     keep = [pid for pid in plan.keep if pid not in resumed]
     for begin in range(0, len(keep), size * 10):  # copying costs no embedding: larger steps
-        batch = {pid: plan.keep[pid] for pid in keep[begin : begin + size * 10]}
+        kept = {pid: plan.keep[pid] for pid in keep[begin : begin + size * 10]}
         stage.checkpoint()
-        stage.keep(batch, {pid: by_id[pid] for pid in batch if pid in by_id})
-        hooks.kept(stage.source, stage.target, list(batch))
-        ledger.update(batch)
-        tell(sum(1 for pid in batch if pid in given))
+        stage.keep(kept, {pid: by_id[pid] for pid in kept if pid in by_id})
+        hooks.kept(stage.source, stage.target, list(kept))
+        ledger.update(kept)
+        tell(sum(1 for pid in kept if pid in given))
     relabel = [p for p in plan.relabel if p.id not in resumed]
     if relabel:
         stage.checkpoint()

@@ -41,8 +41,10 @@ class ManifestStore(Protocol):
 class Store(Protocol):
     settings: Settings
     connection: Connection
-    files: ManifestStore
     where: str  # for messages: the data dir or the server
+
+    @property
+    def files(self) -> ManifestStore: ...
 
     # -- what is served ------------------------------------------------------------------
     def view(self) -> View: ...
