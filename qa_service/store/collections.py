@@ -7,8 +7,9 @@ hand out a Pair; what differs between them is which Pair is served and how a new
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -17,8 +18,19 @@ from ..records import Chunk, Paper, StoredHashes, chunk_id, paper_of
 from .filters import FIELDS_VERSION, MARK, record_fields
 from .lexical import LexicalIndex, empty_lexical
 from .manifest import ManifestRead
-from .metadata import (ChunkRecord, Metadata, chunk_from_store, chunk_metadata, chunk_paper, paper_from_store,
-                       paper_metadata, record_authors, record_label, stored_hashes, with_fields)
+from .metadata import (
+    ChunkRecord,
+    Metadata,
+    chunk_from_store,
+    chunk_metadata,
+    chunk_paper,
+    paper_from_store,
+    paper_metadata,
+    record_authors,
+    record_label,
+    stored_hashes,
+    with_fields,
+)
 
 PAGE = 2000  # records per read when scanning a collection: memory stays flat at any corpus size
 RELABEL_BATCH = 1000  # papers whose metadata is rewritten per call (nothing re-embedded)
@@ -164,7 +176,7 @@ class Pair(NamedTuple):
         if paper_ids:
             self.papers.delete(ids=list(paper_ids))
 
-    def copy_from(self, source: "Pair", hashes: dict[str, StoredHashes], papers: dict[str, Paper]) -> None:
+    def copy_from(self, source: Pair, hashes: dict[str, StoredHashes], papers: dict[str, Paper]) -> None:
         """Records of unchanged papers, vectors and all, from another version: nothing is re-embedded.
         Chunks first and the paper record last, as an ingest writes them, so a paper present is whole. A
         paper of `papers` gets its metadata anew (an edited title or year), its chunks its filter fields."""

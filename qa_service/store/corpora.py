@@ -19,9 +19,10 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..errors import BadRequest, CorpusError, NotFound, NotIndexed
@@ -81,7 +82,7 @@ class Scope:
 
     parts: tuple[Part, ...]
     filter: MetadataFilter
-    registry: "Corpora"
+    registry: Corpora
 
     @property
     def names(self) -> list[str]:
@@ -317,7 +318,7 @@ class Corpora:
             self._records[part.name] = cached
         return cached[1]
 
-    def known(self, part: Part) -> "Known":
+    def known(self, part: Part) -> Known:
         """The authors, venues and years a corpus's records name (normalised -> as written), kept per version."""
         version = part.index.stats().version
         cached = self._known.get(part.name)

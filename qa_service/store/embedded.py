@@ -12,10 +12,11 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..records import LexicalLoad, Paper, StoredHashes, WriterStatus
@@ -39,7 +40,7 @@ def new_version() -> str:
 class InPlace:
     """An ingest's stage in the embedded store: the served collections themselves."""
 
-    store: "EmbeddedStore"
+    store: EmbeddedStore
     source: Pair
     held: dict[str, set[str]]
     resumed: dict[str, StoredHashes] = field(default_factory=dict)  # papers written in place are the store's: kept

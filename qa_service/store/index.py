@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..corpus.chunking import chunk_text
@@ -33,7 +34,7 @@ from .protocol import Notify, Store
 from .server import ServerStore
 from .versions import Versions
 
-__all__ = ["Index", "IngestSummary", "Notify", "PROBE", "expected_chunk_ids"]
+__all__ = ["PROBE", "Index", "IngestSummary", "Notify", "expected_chunk_ids"]
 
 PROBE = "method"  # the readiness test query: any word; it must come back with a chunk
 

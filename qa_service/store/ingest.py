@@ -20,9 +20,10 @@ removed (`removed`), so a sidecar computed at ingest lives and dies with the pap
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 

@@ -21,9 +21,9 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..errors import StoreBusy
 from ..records import WriterStatus

@@ -55,7 +55,7 @@ class Manifest:
         return {k: v for k, v in asdict(self).items() if v not in ("", None)}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Manifest":
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
         previous = data.get("previous")
         prev = None
         if isinstance(previous, dict):
@@ -70,11 +70,11 @@ class Manifest:
             previous=prev,
         )
 
-    def started(self, version: str) -> "Manifest":
+    def started(self, version: str) -> Manifest:
         """The manifest while an ingest writes in place (embedded): not ready, under a new version."""
         return replace(self, state="ingesting", version=version)
 
-    def built(self, version: str, model: str, papers: int, chunks: int, **where: Any) -> "Manifest":
+    def built(self, version: str, model: str, papers: int, chunks: int, **where: Any) -> Manifest:
         """The next ready version: a new version id, the generation after this one's, counted now."""
         return replace(self, state="ready", version=version, generation=self.generation + 1,
                        built_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), embedding_model=model,
@@ -100,7 +100,7 @@ class Ledger:
         return {"version": self.version, "papers": {pid: list(h) for pid, h in sorted(self.papers.items())}}
 
     @classmethod
-    def from_json(cls, data: object) -> "Ledger | None":
+    def from_json(cls, data: object) -> Ledger | None:
         """The ledger from its JSON form; None when it is not one."""
         try:
             papers = {str(pid): StoredHashes(str(c), str(e), int(n)) for pid, (c, e, n) in data["papers"].items()}  # type: ignore[index]

@@ -9,8 +9,9 @@ record its paper, position, offsets and the same filter fields (the dense side f
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..records import Chunk, Paper, StoredHashes
 from .filters import record_fields

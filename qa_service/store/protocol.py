@@ -9,8 +9,9 @@ either through `live`, `settle` and `stage`; `check` (checking.py) reads `files`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from ..config import Settings
 from ..records import LexicalLoad, StoredHashes, WriterStatus

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..errors import QAError, StoreDamaged
@@ -34,7 +35,7 @@ Notify = Callable[[str], None]
 class NewVersion:
     """An ingest's stage on a Chroma server: a version of its own beside the one served."""
 
-    store: "ServerStore"
+    store: ServerStore
     version: str
     source: Pair
     target: Pair

@@ -28,9 +28,10 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ..config import Settings
 from ..errors import QAError
@@ -48,7 +49,7 @@ RETIRE_AFTER = 60.0  # seconds a superseded version stays at least, for readers 
 log = logging.getLogger(__name__)
 
 
-__all__ = ["Pair", "View", "Views", "Versions"]  # Pair and View live in collections.py
+__all__ = ["Pair", "Versions", "View", "Views"]  # Pair and View live in collections.py
 
 
 class Views:
