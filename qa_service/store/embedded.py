@@ -115,7 +115,7 @@ class EmbeddedStore:
         now = time.monotonic()
         if cached is None or now - cached[0] > MANIFEST_TTL:
             found = self.files.read()
-            if found.problem:
+            if found.problem and self.view().papers.count():  # a store without a manifest: served as it is
                 found = ManifestRead(Manifest(state="ready", version=LOST), found.problem)
             cached = self._manifest = (now, found)
         return cached[1]
@@ -211,6 +211,7 @@ class EmbeddedStore:
         for collection, metadata in zip(pair, marks):
             collection.modify(metadata=metadata)
         self._view = View(pair)
+        self.connection.epoch += 1  # other corpora objects of this process holding the old collections open them anew
         return pair
 
 
