@@ -193,6 +193,20 @@ class Pair(NamedTuple):
             self.papers.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
 
     # -- the vector index ------------------------------------------------------------------
+    def unfound_stored(self, samples: int) -> list[str]:
+        """Chunks, spread over the collection, that a query by their own stored vector does not find among the first
+        OWN_VECTOR_HITS (no model needed: an ingest of nothing new loads none). Reading the vectors fails outright
+        when they were lost with the vector index's files."""
+        total = self.chunks.count()
+        step = max(1, total // max(1, samples))
+        missed = []
+        for offset in range(0, total, step)[:samples]:
+            sample = self.chunks.get(limit=1, offset=offset, include=["embeddings"])
+            if sample["ids"] and sample["embeddings"] is not None and len(sample["embeddings"]):
+                if sample["ids"][0] not in self.query(sample["embeddings"][0], min(OWN_VECTOR_HITS, total), [])["ids"][0]:
+                    missed.append(sample["ids"][0])
+        return missed
+
     def unfound(self, embed: Any, samples: int) -> list[str]:
         """Chunks, spread over the collection, that a query by their own text's vector does not find among the first
         OWN_VECTOR_HITS: the vector index disagrees with the records (HNSW files lost or truncated). Their text is

@@ -32,7 +32,7 @@ from ..records import Chunk, Paper, StoredHashes
 from .collections import Pair, expected_chunk_ids
 
 Progress = Callable[[int], None]
-INGEST_PROBES = 4  # chunks an ingest looks up by their own vector before it trusts the vector index (~10 ms each)
+INGEST_PROBES = 4  # chunks an ingest looks up by their own stored vector before it trusts the vector index (~5 ms each)
 
 
 @dataclass
@@ -131,10 +131,10 @@ class IngestTarget(Protocol):
     def stage(self, plan: Plan) -> AbstractContextManager[Staging]: ...
 
 
-def index_sound(pair: Pair, embed: Any) -> bool:
-    """The vector index finds chunks by their own text (a query that fails means it is unsound too)."""
+def index_sound(pair: Pair) -> bool:
+    """The vector index finds chunks by their own stored vectors (one it cannot read, or a query that fails, is unsound)."""
     try:
-        return not pair.unfound(embed, INGEST_PROBES)
+        return not pair.unfound_stored(INGEST_PROBES)
     except QAError:
         return False
 
@@ -182,7 +182,7 @@ def ingest(store: IngestTarget, papers: Sequence[Paper], encoder: Encoder, batch
 
     hooks = hooks or IngestHooks()
     live = store.live()
-    plan = make_plan(papers, live, encoder, sync, not rebuild and index_sound(live, encoder.embed))
+    plan = make_plan(papers, live, encoder, sync, not rebuild and index_sound(live))
     given = {p.id for p in papers}
     resumed: dict[str, StoredHashes] = {}
     chunk_count = 0
