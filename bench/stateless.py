@@ -95,9 +95,9 @@ def measure(n: int, real: bool, work: Path) -> dict:
         result: dict = {"papers": n, "chunks": summary.chunks, "vectors": "MiniLM" if real else "random", "ingest_s": ingest_s}
 
         reader = Index(settings.replace(data_dir=str(folder / "reader")), embedder=embedder)
-        version = reader.manifest()["version"]
+        version = reader.manifest().version
         pair = Pair(reader.chunks, reader.papers)
-        _, result["rebuild_from_chroma_s"] = timed(lambda: reader._build_lexical(version, pair))
+        _, result["rebuild_from_chroma_s"] = timed(lambda: pair.build_lexical(version, settings.name_max_papers))
         stored, result["fetch_from_chroma_s"] = timed(lambda: reader.versions.blobs.get(f"bm25:{version}"))
         result["stored_mb"] = round(len(stored) / 1e6, 1)
         cache = folder / "unpacked.bm25"

@@ -145,3 +145,7 @@ def gunicorn(data_dir: Path, env: dict[str, str]) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def pytest_configure(config) -> None:
+    config.addinivalue_line("markers", "slow: starts processes (a Chroma server, the CLI) and runs for minutes")

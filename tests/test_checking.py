@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
-from qa_service.store.checking import check_store
 from qa_service.cli import main
+from qa_service.corpus.textclean import clean_text
+from qa_service.records import Paper
+from qa_service.store.checking import check_store
+from qa_service.store.chroma import close_client
 from qa_service.store.index import Index
+from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 LOST = "000_e3b5a0511f204a83:5"  # record and chunks deleted: only the corpus files can bring it back
@@ -98,3 +106,63 @@ def test_check_store_sees_a_paper_whose_record_was_edited_behind_its_back(data):
     report = check_store(index)
     assert [(f.part, f.subject) for f in report.findings] == [("paper", SHORT)]
     assert "does not match its content hash" in report.findings[0].problem
+
+
+def test_a_wrong_paper_count_in_the_manifest_is_found_and_repaired(run, data):
+    """Before: a manifest claiming 5 papers passed `check --repair` while /readyz said 57."""
+    path = data / "iclr2026.manifest.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "papers": 5}))
+    client = create_app(make_settings(data)).test_client()
+    assert client.get("/readyz").get_json()["papers"] == 57
+    assert client.get("/healthz").get_json()["papers"] == 57  # the store's count once known, not the manifest's
+    found = run("check")
+    assert found.exit_code == 1 and "says 5 papers" in found.output and "the store holds 57" in found.output
+    assert run("check", "--repair").exit_code == 0
+    assert json.loads(path.read_text())["papers"] == 57 and run("check").exit_code == 0
+
+
+def tiny_papers(n: int) -> list[Paper]:
+    """Enough one-chunk papers that Chroma flushes its HNSW index to disk (it keeps the first 1,000 vectors in memory)."""
+    words = ["graph", "speech", "protein", "tidal", "code", "image", "robot", "query", "music", "map", "cell", "market"]
+    papers = []
+    for i in range(n):
+        a, b, c = words[i % 12], words[(i // 12) % 12], words[(i // 144) % 12]
+        text = clean_text(f"Method{i} studies {a} {b} with {c} data. Method{i} gains {i % 97}% on its benchmark.")
+        papers.append(Paper(id=f"t:{i}", abstract=text, text=text, title=f"Method{i}", label=f"Method{i}"))
+    return papers
+
+
+def lose_hnsw_files(data) -> int:
+    """Delete every HNSW segment folder of the embedded store (each holds data_level0.bin)."""
+    folders = {path.parent for path in (data / "chroma").glob("*/data_level0.bin")}
+    for folder in folders:
+        shutil.rmtree(folder)
+    return len(folders)
+
+
+def test_lost_hnsw_files_are_found_by_querying_and_repaired_from_the_records(tmp_path):
+    """Before: search top-1 fell to 0 while /readyz said ready, `check` passed, `ingest` said unchanged."""
+    data = tmp_path / "big"
+    settings = make_settings(data)
+    papers = tiny_papers(1200)
+    index = Index(settings)
+    index.ingest(papers)
+    close_client(index.client)
+    env = {**os.environ, "QA_DATA_DIR": str(data), "QA_CONFIG": str(ROOT / "config" / "default.toml")}
+
+    def command(*args: str) -> subprocess.CompletedProcess:  # a process of its own: nothing of the store cached in memory
+        return subprocess.run([sys.executable, "-m", "qa_service.cli", *args], env=env, capture_output=True, text=True, timeout=600)
+
+    assert lose_hnsw_files(data) >= 1
+    found = command("check")
+    assert found.returncode == 1 and "not found by its own vector" in found.stdout, found.stdout + found.stderr
+    repaired = command("check", "--repair")  # no corpus files: from the records
+    assert repaired.returncode == 0 and "rebuilt the vector index" in repaired.stdout, repaired.stdout + repaired.stderr
+    assert command("check").returncode == 0
+
+    assert lose_hnsw_files(data) >= 1
+    index = Index(settings)
+    again = index.ingest(papers)  # not "unchanged" over a broken vector index
+    assert again.unchanged == 0 and again.chunks == len(papers)
+    assert [cid for cid, _ in index.dense_ids(papers[7].text, 1)] == ["t:7#0"]
+    assert index.stats().papers == len(papers)

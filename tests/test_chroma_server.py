@@ -16,6 +16,7 @@ import requests
 from tests.serverkit import free_port, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
+from qa_service.store.checking import check_store
 from qa_service.store.index import Index
 from qa_service.web.serving import check_workers
 from qa_service.web.app import create_app
@@ -114,3 +115,16 @@ def test_gunicorn_with_two_workers_on_the_server(chroma_url, tmp_path):
     refused = subprocess.run([sys.executable, "-m", "qa_service.cli", "serve", "--workers", "2"], capture_output=True, text=True,
                              env={**env, "QA_CHROMA_URL": ""}, timeout=60)
     assert refused.returncode == 1 and "QA_CHROMA_URL" in refused.stderr
+
+
+def test_sync_on_the_server_removes_what_the_input_no_longer_has(chroma_url, tmp_path):
+    settings = make_settings(tmp_path / "data", chroma_url=chroma_url, collection="syncing")
+    papers = load_corpus([SEEDS])[:6]
+    Index(settings).ingest(papers)
+    summary = Index(settings).ingest(papers[:2], sync=True)  # the input only drops papers: no other change
+    assert (summary.removed, summary.unchanged, summary.added) == (4, 2, 0)
+    index = Index(settings)
+    assert index.papers.count() == 2 and index.stats().papers == 2
+    assert set(index.chunk_ids_by_paper()) == {p.id for p in papers[:2]}
+    assert check_store(index).ok, check_store(index).findings
+    assert Index(settings).ingest(papers[:2], sync=True).removed == 0

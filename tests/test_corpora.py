@@ -267,7 +267,8 @@ def test_the_liveness_probe_counts_papers_from_the_manifests_without_touching_th
         def count(self):
             raise AssertionError("the probe touched the collection")
 
-    conf.views.served.papers = Untouchable()
+    view = conf.store.view()
+    view.pair = view.pair._replace(papers=Untouchable())
     assert app.test_client().get("/healthz").get_json()["corpora"] == {"iclr2026": 19, "conf": 8}
 
 

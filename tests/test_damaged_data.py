@@ -14,6 +14,7 @@ import shutil
 
 import pytest
 
+from qa_service.store.checking import check_store, repair_store
 from qa_service.store.index import Index
 from qa_service.retrieval.retriever import Retriever
 from qa_service.store.corpora import Corpora
@@ -70,7 +71,8 @@ def test_one_truncated_array_is_found_by_its_checksum(data):
 
 @pytest.mark.parametrize("damage", ["missing", "not json", "no version"])
 def test_a_lost_manifest_is_rebuilt_and_bm25_still_answers(data, damage):
-    """Before: BM25 silently empty (its recall@1 fell to 0) and /readyz 200."""
+    """Before: BM25 silently empty (its recall@1 fell to 0) and /readyz 200. The read path serves the store
+    as it is and writes nothing; `check --repair` (or the next ingest) writes the manifest anew."""
     manifest = data / "iclr2026.manifest.json"
     if damage == "missing":
         manifest.unlink()
@@ -80,9 +82,15 @@ def test_a_lost_manifest_is_rebuilt_and_bm25_still_answers(data, damage):
     index = Index(settings)
     hits = Retriever(settings, Corpora(settings, index)).search("RouterArena open platform for comparing LLM routers", 1, mode="bm25")
     assert [h.label for h in hits] == ["RouterArena"]
-    assert index.manifest()["state"] == "ready" and index.manifest()["papers"] == 57  # written anew
     client = served(data)
     assert client.get("/readyz").get_json() == {"status": "ready", "papers": 57, "corpora": {"iclr2026": 57}}
+    assert index.manifest().state == ""  # not written by a reader
+    with index.writer():
+        report = check_store(index)
+        assert any(f.part == "manifest" for f in report.findings)
+        repair_store(index, report, say=lambda line: None)
+    assert index.manifest().state == "ready" and index.manifest().papers == 57  # written anew
+    assert check_store(index).ok
 
 
 def corrupt_pages(path):

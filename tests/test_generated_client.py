@@ -17,7 +17,7 @@ from tests.clientkit import app_over, openreview_settings, running
 
 GRIP = "What success rate does GripNet reach?"
 ROUTES = {"health", "ready", "get_info", "list_corpora", "list_papers", "get_paper", "metrics", "search", "ask", "ask_stream",
-          "list_models", "retrieve_model", "create_chat_completion"}
+          "list_examples", "list_models", "retrieve_model", "create_chat_completion"}
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +68,8 @@ def test_the_generated_client_calls_every_route(served, generated):
     assert {p.id for p in call("list_papers", venue=["ICLR 2025"]).parsed.papers} == {"or-voxa", "or-gripnet"}  # Poster, Oral
     assert call("get_paper", paper_id="or-gripnet").parsed.url == "https://openreview.net/forum?id=gripnet"
     assert b"qa_http_requests_total" in call("metrics").content
+    examples = call("list_examples").parsed.examples
+    assert examples and all(e.question.strip() and e.paper_id.startswith("or-") for e in examples)
     assert call("search", body=models.SearchBody(question=GRIP)).parsed.results[0].paper_id == "or-gripnet"
     asked = call("ask", body=models.AskBody(question=GRIP)).parsed
     assert "87%" in asked.citations[0].quote

@@ -25,11 +25,11 @@ def test_ingest_twice_changes_nothing(settings, tmp_path):
     index = Index(settings)
     first = index.ingest(papers)
     assert (first.added, first.chunks) == (3, index.chunks.count())
-    before, version = chunk_snapshot(index), index.manifest()["version"]
+    before, version = chunk_snapshot(index), index.manifest().version
     second = index.ingest(papers)
     assert (second.added, second.updated, second.unchanged, second.chunks) == (0, 0, 3, 0)
     assert chunk_snapshot(index) == before
-    assert index.manifest()["version"] == version  # nothing changed, BM25 not rebuilt
+    assert index.manifest().version == version  # nothing changed, BM25 not rebuilt
 
 
 def test_edited_abstract_replaces_only_its_chunks(settings, tmp_path):
@@ -72,12 +72,12 @@ def test_interrupted_ingest_resumes_without_duplicates(settings, tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         index.ingest(papers, progress=crash_after_first_batch)
-    assert index.papers.count() == 4 and index.manifest()["state"] == "ingesting"
+    assert index.papers.count() == 4 and index.manifest().state == "ingesting"
     resumed = Index(settings).ingest(papers)
     assert (resumed.added, resumed.unchanged) == (6, 4)
     again = Index(settings)
     assert again.papers.count() == 10 and again.chunks.count() == 10 * len(index.chunk(papers[0]))
-    assert again.manifest()["state"] == "ready"
+    assert again.manifest().state == "ready"
     assert len(again.load_lexical().chunk_ids) == again.chunks.count()
 
 
@@ -112,7 +112,7 @@ def test_empty_index_is_not_ready(settings):
 def test_bm25_is_loaded_from_disk_not_rebuilt(seed_settings, seed_index):
     fresh = Index(seed_settings)
     lexical = fresh.load_lexical()
-    assert lexical.version == seed_index.manifest()["version"]
+    assert lexical.version == seed_index.manifest().version
     assert lexical.chunk_ids == seed_index.lexical.chunk_ids
     assert (seed_settings.data_path / f"{seed_settings.collection}.bm25" / "qa_meta.json").is_file()
 

@@ -49,6 +49,6 @@ def test_sigkill_midway_then_resume(tmp_path):
     stored = index.chunks.get(include=[])["ids"]
     assert len(stored) == len(set(stored)) == len(expected) and set(stored) == expected
     assert sorted(index.papers.get(include=[])["ids"]) == sorted(p.id for p in papers)
-    assert index.manifest()["state"] == "ready"
+    assert index.manifest().state == "ready"
     assert len(index.load_lexical().chunk_ids) == len(expected)
     assert "warnings" not in create_app(settings).test_client().get("/readyz").get_json()

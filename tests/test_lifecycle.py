@@ -5,8 +5,10 @@ metadata only), `--sync` away some, drop a corpus, re-ingest unchanged, and an i
 in a child process then run again. The model is a plain dict: corpus -> paper id -> the version it
 should hold. After every step: the papers, chunk counts and content hashes equal the model; search
 finds every paper by its label; a year filter selects exactly the model's papers of that year;
-/healthz counts match; `check` (the function the command runs) finds nothing. The killed rule also
-runs the `qa-service check` command itself once the ingest has been resumed.
+/healthz, /readyz, the corpora listing and the store count the same papers; `check` (the function the
+command runs) finds nothing. The killed rule also runs the `qa-service check` command itself once the
+ingest has been resumed. The same machine runs on an embedded store and against a real `chroma run`
+server (where each example gets corpus names of its own, the server outliving examples).
 """
 
 from __future__ import annotations
@@ -18,25 +20,27 @@ import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings as hsettings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
 
 from qa_service.store.checking import check_store
 from qa_service.errors import CorpusError
 from qa_service.store.filters import MetadataFilter
-from qa_service.store.index import expected_chunk_ids
+from qa_service.store.collections import expected_chunk_ids
 from qa_service.records import Paper
 from qa_service.store.chroma import close_client
 from qa_service.corpus.textclean import clean_text
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, make_settings
+from tests.test_chroma_server import chroma_url  # noqa: F401 - the module's `chroma run` server
 
 pytestmark = pytest.mark.slow  # ingest and check as subprocesses
 
-CORPORA = ["iclr2026", "alpha", "beta"]  # the default corpus and two named ones
+CORPORA = ["iclr2026", "alpha", "beta"]  # the default corpus and two named ones (embedded)
 NAMES = ["Zorbaxa", "Quellion", "Vantrix", "Drumlet", "Pexorra", "Lumvane", "Skerrit", "Obvanta", "Trindle", "Maxelor"]
 TOPICS = ["graph coloring", "speech denoising", "protein folding", "tidal forecasting", "code repair",
           "image captioning", "robot grasping", "query routing", "music tagging", "map matching"]
@@ -64,19 +68,25 @@ def as_jsonl(papers: list[Paper], path: Path) -> Path:
 
 
 class CorpusLifecycle(RuleBasedStateMachine):
+    chroma_url = ""  # a Chroma server (the subclass below), else an embedded store
+
     def __init__(self) -> None:
         super().__init__()
         self.folder = Path(tempfile.mkdtemp(prefix="lifecycle-"))
-        self.settings = make_settings(self.folder / "data", rate_limit="", answer_rate_limit="", ingest_batch_papers=1)
+        tag = uuid.uuid4().hex[:8] if self.chroma_url else ""
+        self.corpora = [f"{name}{tag}" for name in CORPORA]  # on a server, names of this example's own
+        self.settings = make_settings(self.folder / "data", rate_limit="", answer_rate_limit="", ingest_batch_papers=1,
+                                      chroma_url=self.chroma_url, collection=self.corpora[0], writer_lease=2.0)
         self.app = create_app(self.settings)
         self.client = self.app.test_client()
         self.services = self.app.extensions["qa"]
         self.registry = self.services.corpora  # the one registry of this process: the app's
-        self.model: dict[str, dict[str, int]] = {CORPORA[0]: {}}  # corpus -> paper id -> version
+        self.model: dict[str, dict[str, int]] = {self.corpora[0]: {}}  # corpus -> paper id -> version
         self.killed = False
 
     def teardown(self) -> None:
-        close_client(self.registry.default.client)
+        if not self.chroma_url:
+            close_client(self.registry.default.client)
         shutil.rmtree(self.folder, ignore_errors=True)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -103,12 +113,13 @@ class CorpusLifecycle(RuleBasedStateMachine):
     def seed_the_default_corpus(self, picks: list[int]) -> None:
         """Start with papers, so that every rule can run from the first step."""
         versions = {i: 0 for i in picks}
-        self.ingest(CORPORA[0], versions)
-        self.record(CORPORA[0], versions)
+        self.ingest(self.corpora[0], versions)
+        self.record(self.corpora[0], versions)
 
-    @rule(corpus=st.sampled_from(CORPORA), picks=st.lists(st.integers(0, len(NAMES) - 1), min_size=1, max_size=3, unique=True))
-    def ingest_new(self, corpus: str, picks: list[int]) -> None:
+    @rule(which=st.integers(0, len(CORPORA) - 1), picks=st.lists(st.integers(0, len(NAMES) - 1), min_size=1, max_size=3, unique=True))
+    def ingest_new(self, which: int, picks: list[int]) -> None:
         """New papers into a corpus; ids another corpus holds are refused and nothing is written."""
+        corpus = self.corpora[which]
         elsewhere = [i for i in picks if self.holder(f"lc-{i}") not in (None, corpus)]
         versions = {i: self.model.get(corpus, {}).get(f"lc-{i}", 0) for i in picks}
         if elsewhere:
@@ -153,7 +164,7 @@ class CorpusLifecycle(RuleBasedStateMachine):
         dropped = self.registry.drop(corpus)
         assert dropped["papers"] == len(self.model[corpus])
         del self.model[corpus]
-        self.model.setdefault(CORPORA[0], {})  # the default corpus is always there, empty after a drop
+        self.model.setdefault(self.corpora[0], {})  # the default corpus is always there, empty after a drop
 
     @precondition(lambda self: any(self.model.values()))
     @rule(data=st.data())
@@ -165,15 +176,17 @@ class CorpusLifecycle(RuleBasedStateMachine):
         assert summary.unchanged == len(versions)
 
     @precondition(lambda self: not self.killed and len(self.unheld()) >= 3)
-    @rule(corpus=st.sampled_from(CORPORA))
-    def ingest_killed_part_way(self, corpus: str) -> None:
+    @rule(which=st.integers(0, len(CORPORA) - 1))
+    def ingest_killed_part_way(self, which: int) -> None:
         """`qa-service ingest --corpus` in a child process, SIGKILLed after its first written paper; run again here,
         it resumes; then the `qa-service check` command itself passes."""
+        corpus = self.corpora[which]
         self.killed = True
         versions = {i: 0 for i in self.unheld()[:3]}
         source = as_jsonl([pool_paper(i, 0) for i in versions], self.folder / f"{corpus}.jsonl")
         env = {**os.environ, "QA_DATA_DIR": self.settings.data_dir, "QA_INGEST_BATCH_PAPERS": "1",
-               "QA_CONFIG": str(ROOT / "config" / "default.toml")}
+               "QA_CONFIG": str(ROOT / "config" / "default.toml"), "QA_CHROMA_URL": self.chroma_url,
+               "QA_COLLECTION": self.corpora[0], "QA_WRITER_LEASE": "2"}
         command = [sys.executable, "-m", "qa_service.cli"]
         child = subprocess.Popen([*command, "ingest", str(source), "--corpus", corpus], env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, text=True)
@@ -186,6 +199,7 @@ class CorpusLifecycle(RuleBasedStateMachine):
         assert child.returncode == -signal.SIGKILL
         summary = self.ingest(corpus, versions)  # the writer lock makes this process reopen the store first
         assert summary.added + summary.unchanged == 3 and summary.unchanged >= 1  # it resumed: the first paper was kept
+        assert summary.chunks < sum(len(self.registry.open(corpus).chunk(pool_paper(i, 0))) for i in versions)
         self.record(corpus, versions)
         checked = subprocess.run([*command, "check"], env=env, capture_output=True, text=True, timeout=120)
         assert checked.returncode == 0, checked.stdout + checked.stderr
@@ -193,7 +207,7 @@ class CorpusLifecycle(RuleBasedStateMachine):
     # -- invariants ----------------------------------------------------------------------------
     @invariant()
     def the_store_holds_what_the_model_says(self) -> None:
-        assert self.registry.names() == [name for name in CORPORA if name in self.model]
+        assert self.registry.names() == [name for name in self.corpora if name in self.model]
         for corpus, held in self.model.items():
             index = self.registry.open(corpus)
             papers = {pid: pool_paper(int(pid[3:]), v) for pid, v in held.items()}
@@ -217,11 +231,29 @@ class CorpusLifecycle(RuleBasedStateMachine):
                 assert self.registry.allowed(part, MetadataFilter(year=(year,))) == expected
 
     @invariant()
-    def healthz_counts_match(self) -> None:
-        health = self.client.get("/healthz").get_json()
-        assert health["corpora"] == {name: len(held) for name, held in self.model.items()}
+    def every_count_of_papers_agrees(self) -> None:
+        """/healthz, /readyz, the corpora listing and the store itself count what the model holds."""
+        expected = {name: len(held) for name, held in self.model.items()}
+        assert self.client.get("/healthz").get_json()["corpora"] == expected
+        ready = self.client.get("/readyz")
+        if any(expected.values()):
+            assert ready.status_code == 200 and ready.get_json()["corpora"] == expected, ready.get_json()
+        assert {name: self.registry.describe(name)["papers"] for name in self.registry.names()} == expected
+        assert {name: self.registry.open(name).papers.count() for name in self.registry.names()} == expected
 
 
 TestCorpusLifecycle = CorpusLifecycle.TestCase
 TestCorpusLifecycle.settings = hsettings(max_examples=15, stateful_step_count=6, deadline=None, database=None,
                                          suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.slow
+def test_the_lifecycle_on_a_chroma_server(chroma_url):  # noqa: F811
+    """The same machine against `chroma run` (where `--sync` once removed nothing): a few examples, a couple of minutes."""
+
+    class OnServer(CorpusLifecycle):
+        pass
+
+    OnServer.chroma_url = chroma_url
+    run_state_machine_as_test(OnServer, settings=hsettings(max_examples=3, stateful_step_count=5, deadline=None, database=None,
+                                                           suppress_health_check=list(HealthCheck)))

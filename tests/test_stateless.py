@@ -127,7 +127,7 @@ def test_killing_a_reader_mid_rebuild_loses_nothing(chroma_url, tmp_path, apps):
     ingest(tmp_path / "ingest", chroma_url, "killreader", SEEDS)
     settings = make_settings(tmp_path / "ingest", chroma_url=chroma_url, collection="killreader")
     index = Index(settings)
-    version = index.manifest()["version"]
+    version = index.manifest().version
     index.versions.blobs.meta.delete(where={"blob": f"bm25:{version}"})  # no stored BM25: readers rebuild it from the chunks
     before = (index.manifest(), index.files.read_ledger(), index.chunks.count(), index.papers.count())
 
@@ -169,7 +169,7 @@ def test_two_concurrent_ingests_one_waits_or_refuses_and_the_result_is_one_inges
     stored = index.chunks.get(include=[])["ids"]
     assert len(stored) == len(expected) and set(stored) == expected
     assert sorted(index.papers.get(include=[])["ids"]) == sorted(p.id for p in papers)
-    assert index.manifest()["generation"] == 1  # one version written: the second ingest found nothing to change
+    assert index.manifest().generation == 1  # one version written: the second ingest found nothing to change
 
     checked = cli(tmp_path / "c", chroma_url, "twoingests", "check")
     out, err = checked.communicate(timeout=300)

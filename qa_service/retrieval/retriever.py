@@ -93,7 +93,7 @@ class Retriever:
             allowed = scope.allowed(part)
             if allowed is not None and not allowed:
                 continue
-            if allowed is not None and len(allowed) >= part.index.stats().papers:  # type: ignore[attr-defined]  # until store/ annotates stats()
+            if allowed is not None and len(allowed) >= part.index.stats().papers:
                 allowed = None  # the filter allows every paper of this corpus: search it whole
             lexical = part.index.load_lexical()
             mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)

@@ -17,6 +17,7 @@ from ..config import Settings
 from ..records import Evidence, Paper, PaperHit, Retrieval, paper_of
 from ..store.corpora import Part, Scope
 from ..store.lexical import content_terms
+from ..store.metadata import ChunkRecord
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ class AttachEvidence:
         for hit in c.hits:
             mine = sorted((cid for cid in c.chunk_rank if paper_of(cid) == hit.paper_id), key=lambda cid: -c.chunk_rank[cid])
             chosen[hit.paper_id] = mine[: self.limit]
-        records: dict[str, dict] = {}
+        records: dict[str, ChunkRecord] = {}
         wanted = [cid for ids in chosen.values() for cid in ids]
         for part, ids in by_part(wanted, c.owner, key=paper_of):
             found = part.index.get_chunks(ids)
@@ -137,7 +138,7 @@ class AttachEvidence:
                             part.name, len(lost), lost[0])
         for hit in c.hits:
             hit.evidence = [
-                Evidence(cid, records[cid]["text"], int(records[cid]["start"]), int(records[cid]["end"]))
+                Evidence(cid, records[cid].text, records[cid].start, records[cid].end)
                 for cid in chosen[hit.paper_id] if cid in records
             ]
 

@@ -5,24 +5,33 @@ What is checked: the SQLite file, the manifest, every paper record (its text and
 against its own content hash, and against the ledger), each paper's chunks (all there,
 none extra, text and offsets as chunking the stored text gives them, a finite vector),
 stray chunks of no paper, the BM25 files (sound, built for the manifest's version, over
-exactly the stored chunks), and test queries. A paper whose record is sound is repaired
-from that record; one that is missing, or whose record is damaged, needs the corpus files.
+exactly the stored chunks), the manifest's counts against the store's, and queries: sample
+chunks looked up by their own text's vector must come back (a lost or truncated HNSW index
+still answers, wrongly; SQLite alone cannot tell). A paper whose record is sound is repaired
+from that record; one that is missing, or whose record is damaged, needs the corpus files. A
+vector index that does not find its own chunks is rebuilt whole: every paper embedded anew
+from its record into collections made anew (ingest.py's rebuild).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import QAError
-from .filters import record_fields
-from .index import PROBE, Index, expected_chunk_ids, paper_from_store
-from ..records import Paper, StoredHashes, paper_of
+from ..records import Paper, StoredHashes
 from .chroma import chroma_path, sqlite_damage
+from .collections import expected_chunk_ids, scan
+from .filters import record_fields
+from .index import PROBE, Index
+from .manifest import Ledger
+from .metadata import chunk_from_store, filter_fields, paper_from_store, stored_hashes
 
-SAMPLE_QUERIES = 8  # chunks looked up by their own vector: each must come back among the first ten
+UNREAD = [1.0]  # a chunk's vector when the stored vectors cannot be read (the finding says so once)
+SAMPLE_QUERIES = 8  # chunks looked up by their own text's vector: each must come back among the first ten
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,7 @@ class CheckReport:
     lost: set[str] = field(default_factory=set)  # missing, or record damaged: needs the corpus files
     strays: set[str] = field(default_factory=set)  # chunk ids of no paper
     rebuild: bool = False  # manifest, ledger or BM25 to write anew
+    vectors: bool = False  # the vector index does not find its own chunks: every paper re-embedded from its record
 
     @property
     def ok(self) -> bool:
@@ -70,36 +80,46 @@ def check_store(index: Index) -> CheckReport:
         if damage:
             report.add("store", str(chroma_path(settings)), f"SQLite finds it damaged ({damage}): move it aside and run `qa-service ingest`")
             return report
-    manifest = index.files.read()
-    if manifest.problem and not index.files.path.exists() and index.files.read_ledger()[0] is None \
-            and not index.papers.count() and not index.chunks.count():
+    files = index.files
+    manifest = files.read()
+    ledger = files.read_ledger()
+    if manifest.problem and not files.exists() and ledger is None and not index.papers.count() and not index.chunks.count():
         return report  # an empty corpus (never ingested, or dropped): nothing to disagree
     if manifest.problem:
-        report.add("manifest", str(index.files.path), manifest.problem)
-    elif manifest.data["state"] != "ready":
-        report.add("manifest", str(index.files.path), "an ingest was interrupted (state 'ingesting'): run it again, or repair")
-    report.rebuild = bool(manifest.problem) or manifest.data.get("state") != "ready"
-    ledger, _ = index.files.read_ledger()
+        report.add("manifest", files.where, manifest.problem)
+    elif not manifest.data.ready:
+        report.add("manifest", files.where, "an ingest was interrupted (state 'ingesting'): run it again, or repair")
+    report.rebuild = bool(manifest.problem) or not manifest.data.ready
     if ledger is None:
-        report.add("ledger", str(index.files.ledger_path), "missing or unreadable: the store is checked against its own records")
+        report.add("ledger", files.ledger_where, "missing or unreadable: the store is checked against its own records")
         report.rebuild = True
     held = index.chunk_ids_by_paper()
-    records = _check_records(index, report, ledger or {})
+    records = _check_records(index, report, ledger.papers if ledger else {})
     _check_chunks(index, report, records, held)
     report.papers, report.chunks = len(records), sum(len(ids) for ids in held.values())
     if not report.rebuild:
-        _check_lexical(index, report, manifest.data.get("version", ""), held)
+        _check_counts(index, report)
+        _check_lexical(index, report, manifest.data.version, held)
     _check_queries(index, report)
     return report
+
+
+def _check_counts(index: Index, report: CheckReport) -> None:
+    """The manifest's paper and chunk counts (what /healthz reports before the store is touched) against the store's."""
+    manifest = index.manifest()
+    stored = (index.papers.count(), index.chunks.count())
+    if (manifest.papers, manifest.chunks) != stored:
+        report.add("manifest", index.files.where, f"says {manifest.papers} papers and {manifest.chunks} chunks, "
+                                                  f"the store holds {stored[0]} and {stored[1]}")
+        report.rebuild = True
 
 
 def _check_records(index: Index, report: CheckReport, ledger: dict[str, StoredHashes]) -> dict[str, StoredHashes]:
     """Each paper record against its own hashes and the ledger; returns what the sound records hold."""
     records: dict[str, StoredHashes] = {}
-    for batch in index.scan(index.papers, include=["documents", "metadatas"]):
+    for batch in scan(index.papers, ["documents", "metadatas"]):
         for pid, text, meta in zip(batch["ids"], batch["documents"], batch["metadatas"]):
-            meta = meta or {}
-            stored = StoredHashes(meta.get("content_hash", ""), meta.get("embed_hash", ""), int(meta.get("n_chunks") or 0))
+            stored = stored_hashes(meta)
             try:
                 paper = paper_from_store(pid, text or "", meta)
             except (ValueError, TypeError):
@@ -109,7 +129,7 @@ def _check_records(index: Index, report: CheckReport, ledger: dict[str, StoredHa
                 report.lost.add(pid)
                 continue
             records[pid] = stored
-            if _filter_fields(meta) != _filter_fields(record_fields(paper)):
+            if filter_fields(meta) != filter_fields(record_fields(paper)):
                 report.add("paper", pid, "its filter fields (year, venue, authors, keywords) are missing or differ from its record")
                 report.reembed.add(pid)
             expected = ledger.get(pid)
@@ -138,15 +158,15 @@ def _check_chunks(index: Index, report: CheckReport, records: dict[str, StoredHa
         report.strays |= held[pid]
     papers = index.get_papers(sorted(set(records) - report.reembed))
     expected = {c.id: c for paper in papers.values() for c in index.chunk(paper)}
-    for batch in index.scan(index.chunks, include=["documents", "metadatas", "embeddings"]):
+    for batch in _chunk_batches(index, report):
         for cid, text, meta, vector in zip(batch["ids"], batch["documents"], batch["metadatas"], batch["embeddings"]):
             chunk = expected.get(cid)
             if chunk is None or chunk.paper_id in report.reembed:
                 continue
-            meta = meta or {}
-            where = (meta.get("paper_id"), meta.get("start"), meta.get("end"))
+            record = chunk_from_store(cid, text, meta)
+            where = (record.paper_id, record.start, record.end) if record else None
             sound_vector = vector is not None and len(vector) and bool(np.all(np.isfinite(vector))) and float(np.linalg.norm(vector)) > 0
-            fields = _filter_fields(meta) == _filter_fields(record_fields(papers[chunk.paper_id]))
+            fields = filter_fields(meta) == filter_fields(record_fields(papers[chunk.paper_id]))
             if text != chunk.text or where != (chunk.paper_id, chunk.start, chunk.end) or not sound_vector or not fields:
                 report.add("chunks", chunk.paper_id, f"chunk {cid} differs from its paper's text or filter fields, or has no sound vector")
                 report.reembed.add(chunk.paper_id)
@@ -166,27 +186,33 @@ def _check_lexical(index: Index, report: CheckReport, version: str, held: dict[s
     report.rebuild = True
 
 
-def _check_queries(index: Index, report: CheckReport) -> None:
-    """The vector index answers with stored chunks, and finds sample chunks by their own vectors."""
+def _chunk_batches(index: Index, report: CheckReport) -> Iterator[dict[str, Any]]:
+    """Every chunk with its vector; when the vectors cannot be read (lost with the vector index), with none."""
     try:
-        total = index.chunks.count()
-        if not total:
+        yield from scan(index.chunks, ["documents", "metadatas", "embeddings"])
+    except QAError as exc:
+        report.add("query", "stored vectors", f"cannot be read ({exc.message})")
+        report.vectors = True
+        for batch in scan(index.chunks, ["documents", "metadatas"]):
+            yield {**batch, "embeddings": [UNREAD] * len(batch["ids"])}
+
+
+def _check_queries(index: Index, report: CheckReport) -> None:
+    """The vector index answers with stored chunks, and finds sample chunks by their own text's vector."""
+    try:
+        if not index.chunks.count():
             return
         probe = index.embedder.embed_query([PROBE])[0]
-        found = index.chunks.query(query_embeddings=[probe], n_results=min(5, total), include=["metadatas"])
+        found = index.pair.query(probe, min(5, index.chunks.count()), ["metadatas"])
         if not found["ids"][0] or any(meta is None for meta in found["metadatas"][0]):
             report.add("query", "test query", "the vector index returns chunks the store does not hold")
-        step = max(1, total // SAMPLE_QUERIES)
-        for offset in range(0, total, step)[:SAMPLE_QUERIES]:
-            sample = index.chunks.get(limit=1, offset=offset, include=["embeddings"])
-            if not sample["ids"] or sample["embeddings"] is None or not len(sample["embeddings"]):
-                continue
-            found = index.chunks.query(query_embeddings=[sample["embeddings"][0]], n_results=min(10, total), include=[])
-            if sample["ids"][0] not in found["ids"][0]:
-                report.add("query", sample["ids"][0], "not found by its own vector: the vector index disagrees with the store")
-                report.reembed.add(paper_of(sample["ids"][0]))
+            report.vectors = True
+        for cid in index.pair.unfound(index.embedder, SAMPLE_QUERIES):
+            report.add("query", cid, "not found by its own vector: the vector index disagrees with the store")
+            report.vectors = True
     except QAError as exc:
         report.add("query", "test query", exc.message)
+        report.vectors = True
 
 
 def repair_store(index: Index, report: CheckReport, corpus: Sequence[Paper] = (), say: Callable[[str], None] = print) -> None:
@@ -195,6 +221,9 @@ def repair_store(index: Index, report: CheckReport, corpus: Sequence[Paper] = ()
     The caller holds the writer lock and made `report` under it."""
     by_id = {p.id: p for p in corpus}
     recoverable = sorted(pid for pid in report.lost if pid in by_id)
+    if report.vectors:
+        _rebuild_vectors(index, report, by_id, recoverable, say)
+        return
     held = index.chunk_ids_by_paper()
     with index.writing():
         if report.strays:
@@ -207,20 +236,37 @@ def repair_store(index: Index, report: CheckReport, corpus: Sequence[Paper] = ()
             index.write_papers(todo[begin : begin + size], held)
         if todo:
             say(f"re-embedded {_count(len(todo), 'paper')}: {', '.join(p.id for p in todo)}")
-        old_ledger, _ = index.files.read_ledger()
-        ledger = index.stored_hashes()
-        for pid in report.lost - set(recoverable):  # still missing: the ledger keeps asking for it
-            if old_ledger and pid in old_ledger and pid not in ledger:
-                ledger[pid] = old_ledger[pid]
-        index.finish_write(index.manifest(), ledger)
+        ledger = _still_asked(index, report, recoverable, index.stored_hashes())
+        index.finish_write(ledger)
         say(f"wrote a new manifest, ledger and BM25 index ({_count(len(ledger), 'paper')})")
+    _unrepaired(report, recoverable, say)
+
+
+def _rebuild_vectors(index: Index, report: CheckReport, by_id: dict[str, Paper], recoverable: list[str],
+                     say: Callable[[str], None]) -> None:
+    """Every paper embedded anew, from its sound record or the corpus files, into collections made anew."""
+    papers = list(index.get_papers(sorted(set(index.stored_hashes()) - report.lost)).values()) + [by_id[pid] for pid in recoverable]
+    summary = index.ingest(papers, sync=True, rebuild=True)
+    say(f"rebuilt the vector index: re-embedded {_count(summary.papers, 'paper')} ({summary.chunks} chunks) from the store's records"
+        + (f" and the corpus files ({len(recoverable)})" if recoverable else ""))
+    ledger = _still_asked(index, report, recoverable, index.stored_hashes())
+    if len(ledger) > summary.papers:
+        index.files.write_ledger(Ledger(ledger, index.manifest().version))
+    _unrepaired(report, recoverable, say)
+
+
+def _still_asked(index: Index, report: CheckReport, recoverable: list[str], ledger: dict[str, StoredHashes]) -> dict[str, StoredHashes]:
+    """The ledger of what the store holds, plus the papers still missing: it keeps asking for them."""
+    old = index.files.read_ledger()
+    for pid in report.lost - set(recoverable):
+        if old and pid in old.papers and pid not in ledger:
+            ledger[pid] = old.papers[pid]
+    return ledger
+
+
+def _unrepaired(report: CheckReport, recoverable: list[str], say: Callable[[str], None]) -> None:
     for pid in sorted(report.lost - set(recoverable)):
         say(f"cannot repair {pid} from the store: pass the corpus files (`qa-service check --repair PATHS`) or run `qa-service ingest`")
-
-
-def _filter_fields(meta: dict) -> dict:
-    """The filter fields a record holds (filters.record_fields), None for an absent one: what filtered search reads."""
-    return {key: meta.get(key) for key in record_fields(Paper("", "", ""))}
 
 
 def _count(n: int, noun: str) -> str:

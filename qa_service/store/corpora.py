@@ -6,150 +6,43 @@ pair of collections `NAME_chunks`, `NAME_papers` with its own manifest and BM25 
 Chroma server, its own versions, `NAME_meta` and writer lease (versions.py), so each corpus
 switches versions on its own. The list of corpora is read from the store's collections, so every
 process (and every app worker of a Chroma server) sees the same one. All corpora of a process
-share one client, one embedding function and the data dir's locks; embedded, after another
-process wrote, the registry reopens the client once for all of them.
+share one connection (chroma.Connection: the client and the data dir's locks) and one embedding
+function; embedded, after another process wrote, the connection reopens the client once for all of them.
 Paper ids are unique across corpora: an ingest refuses ids that another corpus holds.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import shutil
 import threading
 import time
-from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
-
-import numpy as np
-from chromadb.errors import NotFoundError
+from typing import Any
 
 from ..config import Settings
-from ..errors import BadRequest, CorpusError, NotFound, NotIndexed, QAError
+from ..errors import CorpusError, NotFound
+from ..records import Paper
+from .chroma import Connection
 from .filters import NO_FILTER, MetadataFilter, author_key, normalize
 from .index import Index, Notify
 from .lexical import LexicalIndex
-from ..records import IndexInfo, Paper
-from .chroma import close_client, open_client, store_error
+from .scope import (
+    FAMILY,
+    NAME_PATTERN,
+    NAME_RE,
+    NAMES_TTL,
+    Kept,
+    Known,
+    Part,
+    Scope,
+    corpus_name,
+    corpus_names,
+)
 
-NAME_PATTERN = "^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$"
-_NAME = re.compile(NAME_PATTERN)
-NAMES_TTL = 2.0  # seconds a process trusts its list of corpora: another process's new corpus shows within this
-_KINDS = ("chunks", "papers")
-#: A named corpus's collections say whose they are: the default corpus of the service that made them. A Chroma
-#: server may hold other services' collections; only ours are corpora here.
-FAMILY = "qa_corpus_of"
+__all__ = ["FAMILY", "NAME_PATTERN", "Corpora", "Kept", "Known", "Part", "Scope", "corpus_name", "corpus_names"]
 
-
-def corpus_name(value: Any, what: str = "corpus") -> str:
-    """A corpus name: lower-case letters, digits and inner hyphens, at most 40 characters."""
-    if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise BadRequest(f"'{what}' must be a corpus name: 1 to 40 lower-case letters, digits and inner hyphens "
-                         f"(such as neurips2025), got {str(value)[:60]!r}", param=what)
-    return value
-
-
-def corpus_names(value: Any, what: str = "corpus", default: str = "") -> list[str] | None:
-    """A request's `corpus`: one name or a non-empty list of names; None (absent) is every corpus. The
-    default corpus keeps the name its `collection` setting gives it, whatever its form."""
-    if value is None:
-        return None
-    values = value if isinstance(value, list) else [value]
-    if not values:
-        raise BadRequest(f"'{what}' must not be an empty list: leave it out to search every corpus", param=what)
-    return list(dict.fromkeys(v if default and v == default else corpus_name(v, what) for v in values))
-
-
-@dataclass(frozen=True)
-class Known:
-    """What a corpus's records name, normalised (filters.normalize) -> as first written."""
-
-    authors: dict[str, str]
-    venues: dict[str, str]
-    years: set[int]
-
-
-@dataclass(frozen=True)
-class Part:
-    """One corpus of a scope: its name and its index."""
-
-    name: str
-    index: Index
-
-
-@dataclass(frozen=True)
-class Scope:
-    """What one request reads: these corpora, restricted by this filter inside retrieval."""
-
-    parts: tuple[Part, ...]
-    filter: MetadataFilter
-    registry: "Corpora"
-
-    @property
-    def names(self) -> list[str]:
-        return [part.name for part in self.parts]
-
-    def allowed(self, part: Part) -> frozenset[str] | None:
-        """The paper ids of `part` the filter allows; None when there is no filter (every paper)."""
-        return self.registry.allowed(part, self.filter)
-
-    def matching(self) -> int:
-        """How many papers the filter allows over the scope (every paper when there is no filter)."""
-        total = 0
-        for part in self.parts:
-            allowed = self.allowed(part)
-            total += part.index.stats().papers if allowed is None else len(allowed)
-        return total
-
-    def require_ready(self) -> None:
-        """At least one corpus of the scope holds papers."""
-        if not any(part.index.stats().papers for part in self.parts):
-            which = "the corpus" if len(self.parts) == 1 else "the corpora"
-            raise NotIndexed(f"{which} {', '.join(self.names)} {'is' if len(self.parts) == 1 else 'are'} empty: "
-                             f"run `qa-service ingest` (or `make run`) first")
-
-    def info(self) -> IndexInfo:
-        """Papers, build date and embedding model over the scope, for the answer's `index`."""
-        stats = [part.index.stats() for part in self.parts]
-        built = [s.built_at for s in stats if s.built_at]
-        return IndexInfo(sum(s.papers for s in stats), max(built) if built else None,
-                         stats[0].embedding_model if stats else None)
-
-    def part_of(self, name: str) -> Part:
-        return next(part for part in self.parts if part.name == name)
-
-    def records(self) -> list[tuple[str, Paper]]:
-        """(corpus, paper) for every paper of the scope the filter allows, metadata only."""
-        return [(part.name, paper) for part in self.parts for paper in self.registry.records(part)
-                if not self.filter or self.filter.matches(paper)]
-
-
-class Kept:
-    """Values kept per key, least recently used first out, while their weights (1 each unless `weight` says)
-    add up to at most `size`; the newest always stays. Safe to share between request threads."""
-
-    def __init__(self, size: int, weight: Callable[[Any], int] = lambda value: 1):
-        self.size = size
-        self.weight = weight
-        self._values: OrderedDict[tuple, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> Any:
-        """The value kept for `key` (now the most recently used), or None."""
-        with self._lock:
-            if key not in self._values:
-                return None
-            self._values.move_to_end(key)
-            return self._values[key]
-
-    def put(self, key: tuple, value: Any) -> Any:
-        with self._lock:
-            self._values[key] = value
-            while len(self._values) > 1 and sum(self.weight(v) for v in self._values.values()) > self.size:
-                self._values.popitem(last=False)
-        return value
 
 
 class Corpora:
@@ -167,12 +60,9 @@ class Corpora:
         self._vectors = Kept(settings.filter_vector_cache_chunks, lambda entry: len(entry[0]))  # (ids, unit vectors)
         self._records: dict[str, tuple[Any, list[Paper]]] = {}
         self._known: dict[str, tuple[Any, Known]] = {}
-        self._generation: str | None = None
-        self._client: Any = None  # the first index's client, embedding function and locks serve every corpus
+        self._connection: Connection | None = None  # the first index's connection and embedding function serve every corpus
         self._embedder: Any = None
-        self._locks: Any = None
         if default is not None:
-            self._generation = default.generation
             self._adopt(self.default_name, default)
 
     # -- opening -----------------------------------------------------------------
@@ -181,11 +71,15 @@ class Corpora:
         return self.open(self.default_name)
 
     def _adopt(self, name: str, index: Index) -> Index:
-        index.registry = self
-        if self._client is None:
-            self._client, self._embedder, self._locks = index.client, index.embedder, index.locks
+        if self._connection is None:
+            self._connection, self._embedder = index.connection, index.embedder
         self._indexes[name] = index
         return index
+
+    @property
+    def connection(self) -> Connection:
+        """The one connection every corpus of this process shares (made by the default corpus when none is open)."""
+        return self._connection or self.default.connection
 
     def open(self, name: str) -> Index:
         """The index of corpus `name`, created (empty) when the store has none yet: for ingest."""
@@ -193,12 +87,7 @@ class Corpora:
             if name in self._indexes:
                 return self._indexes[name]
             settings = self.settings.replace(collection=name)
-            if self._client is None:
-                index = Index(settings)
-                self._generation = index.generation
-            else:
-                index = Index(settings, embedder=self._embedder, client=self._client)
-                index.locks = self._locks  # one writer lock per process: re-entered, never taken twice
+            index = Index(settings, embedder=self._embedder, connection=self._connection)  # one writer lock per process
             if name != self.default_name:
                 self._claim(name, index)
             self._listed = None  # a corpus this process creates is listed at once
@@ -207,7 +96,7 @@ class Corpora:
     def _claim(self, name: str, index: Index) -> None:
         """Mark a named corpus's collections as this service's; refuse collections another service made.
         With a Chroma server the mark is on `NAME_meta`, the one collection a corpus keeps across versions."""
-        for collection in ((index.versions.meta,) if index.shared else (index.chunks, index.papers)):
+        for collection in index.store.family():
             metadata = dict(collection.metadata or {})
             owner = metadata.get(FAMILY)
             if owner == self.default_name:
@@ -222,20 +111,15 @@ class Corpora:
         listed = self._listed
         if listed is not None and time.monotonic() - listed[0] < NAMES_TTL:
             return listed[1]
-        stored = self._stored(self._client or self.default.client)  # listing needs no default corpus to exist
-        names = [self.default_name, *sorted(name for name in stored if name != self.default_name and _NAME.fullmatch(name))]
+        stored = self._stored()
+        names = [self.default_name, *sorted(name for name in stored if name != self.default_name and NAME_RE.fullmatch(name))]
         self._listed = (time.monotonic(), names)
         return names
 
-    def _stored(self, client: Any) -> set[str]:
+    def _stored(self) -> set[str]:
         """The named corpora of this service whose two collections the store holds."""
-        try:
-            found = {c.name for c in client.list_collections() if (c.metadata or {}).get(FAMILY) == self.default_name}
-        except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
-                raise
-            raise store_error(self.settings, exc) from exc
-        kinds = ("meta",) if self.settings.chroma_url else _KINDS
+        found = {name for name, metadata in self.connection.listed() if metadata.get(FAMILY) == self.default_name}
+        kinds = ("meta",) if self.settings.chroma_url else ("chunks", "papers")
         bases = [{name[: -len(kind) - 1] for name in found if name.endswith(f"_{kind}")} for kind in kinds]
         return set.intersection(*bases)
 
@@ -268,31 +152,24 @@ class Corpora:
         return Scope(tuple(Part(name, self.get(name)) for name in chosen), filter, self)
 
     def follow(self, generation: str | None) -> None:
-        """Notice other processes' writes (see Index.follow). Embedded: reopen the one shared client for
-        every corpus. Chroma server: each corpus polls its own manifest; a corpus dropped meanwhile is let go."""
+        """Notice other processes' writes (see Index.follow). Embedded: the one shared client is reopened for every
+        corpus. Chroma server: each corpus polls its own manifest. A corpus dropped meanwhile is let go."""
         if self.settings.chroma_url:
             listed = set(self.names())
             for name, index in list(self._indexes.items()):
                 if name in listed:
-                    index.follow(None)
+                    index.store.follow()
                 else:
                     with self._lock:
                         self._indexes.pop(name, None)
             return
-        if generation is None or generation == self._generation:
+        if self._connection is None or not self._connection.follow(generation):
             return
+        stored = self._stored()
         with self._lock:
-            if generation == self._generation or self._client is None:
-                return
-            close_client(self._client)
-            client = self._client = open_client(self.settings)
-            stored = self._stored(client)
-            for name, index in list(self._indexes.items()):
+            for name in list(self._indexes):
                 if name != self.default_name and name not in stored:  # dropped by another process: not recreated
                     del self._indexes[name]
-                    continue
-                index.reopen(client, generation)
-            self._generation = generation
             self._listed = None
 
     @contextmanager
@@ -313,7 +190,7 @@ class Corpora:
         kept = self._allowed.get(key)
         if kept is not None:
             return kept
-        return self._allowed.put(key, frozenset(part.index.papers.get(where=where, include=[])["ids"]))
+        return self._allowed.put(key, part.index.pair.paper_ids(where))
 
     def mask(self, part: Part, filter: MetadataFilter, lexical: LexicalIndex) -> Any:
         """The chunks of `lexical` (its order) whose papers the filter allows, as booleans; kept per version and filter."""
@@ -331,10 +208,7 @@ class Corpora:
         kept = self._vectors.get(key)
         if kept is not None:
             return kept
-        found = part.index.chunks.get(ids=ids, include=["embeddings"])
-        matrix = np.asarray(found["embeddings"], dtype=np.float32).reshape(len(found["ids"]), -1)
-        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        return self._vectors.put(key, (list(found["ids"]), matrix))
+        return self._vectors.put(key, part.index.pair.vectors(ids))
 
     def records(self, part: Part) -> list[Paper]:
         """Every paper of a corpus, metadata only (no text), kept per corpus version."""
@@ -345,7 +219,7 @@ class Corpora:
             self._records[part.name] = cached
         return cached[1]
 
-    def known(self, part: Part) -> "Known":
+    def known(self, part: Part) -> Known:
         """The authors, venues and years a corpus's records name (normalised -> as written), kept per version."""
         version = part.index.stats().version
         cached = self._known.get(part.name)
@@ -397,7 +271,7 @@ class Corpora:
                 continue
             taken: list[str] = []
             for begin in range(0, len(ids), 1000):
-                taken += self.open(name).papers.get(ids=ids[begin : begin + 1000], include=[])["ids"]
+                taken += self.open(name).get_papers(ids[begin : begin + 1000], with_text=False)
             if taken:
                 shown = ", ".join(sorted(taken)[:5]) + (", ..." if len(taken) > 5 else "")
                 raise CorpusError(f"{len(taken)} paper id(s) of the input are already in corpus {name!r} ({shown}): paper ids "
@@ -415,13 +289,7 @@ class Corpora:
         with self.writer(on_wait):
             held = self.describe(name)
             with index.writing():
-                if index.shared:  # every version, then the meta collection that names the corpus (its mark) last
-                    index.versions.drop_all()
-                else:
-                    for kind in _KINDS:
-                        self._delete(index, f"{name}_{kind}")
-                    for path in (index.files.path, index.files.ledger_path):
-                        path.unlink(missing_ok=True)
+                index.store.drop()
                 shutil.rmtree(index.bm25_path, ignore_errors=True)
                 index.sentences.path.unlink(missing_ok=True)  # its sentence vectors (store/sentences.py)
                 for cached in index.settings.data_path.glob(f"cache/{name}_v*.bm25"):
@@ -432,13 +300,3 @@ class Corpora:
                 self._records.pop(name, None)
                 self._known.pop(name, None)
         return held
-
-    def _delete(self, index: Index, collection: str) -> None:
-        try:
-            index.client.delete_collection(collection)
-        except NotFoundError:  # already gone (a drop interrupted after the first)
-            pass
-        except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, QAError)):
-                raise
-            raise store_error(self.settings, exc) from exc

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
@@ -93,7 +94,7 @@ class MiniLMEmbedding(EmbeddingFunction[Documents]):
         return {"batch_size": self.batch_size, "threads": self.threads, "cache_size": self.cache_size}
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "MiniLMEmbedding":
+    def build_from_config(config: dict[str, Any]) -> MiniLMEmbedding:
         return MiniLMEmbedding(**config)
 
     def default_space(self) -> Space:

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from ..corpus.authors import given_first
 from ..config import Settings
+from ..corpus.authors import given_first
 from ..errors import BadRequest
 from ..inputs import YEAR_PATTERN, has_visible, unicode_text
 from ..records import Paper

@@ -32,14 +32,15 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from chromadb.errors import IDAlreadyExistsError, NotFoundError, UniqueConstraintError
 
 from ..errors import StoreBusy
-from .locking import wait_for_writer
 from ..records import WriterStatus
+from .locking import wait_for_writer
 
 log = logging.getLogger(__name__)
 

@@ -14,13 +14,12 @@ import os
 import shutil
 import tarfile
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import bm25s
 import numpy as np
 import Stemmer
-
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from ..checksums import file_sha256
@@ -74,7 +73,7 @@ class LexicalIndex:
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
               labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
-              authors: dict[str, list[str]] | None = None) -> "LexicalIndex":
+              authors: dict[str, list[str]] | None = None) -> LexicalIndex:
         tokenized = bm25s.tokenize(list(texts), stopwords="en", stemmer=_STEMMER, show_progress=False)
         retriever = bm25s.BM25()
         retriever.index(tokenized, show_progress=False)
@@ -200,7 +199,7 @@ class LexicalIndex:
             return buffer.getvalue()
 
     @classmethod
-    def from_bytes(cls, data: bytes, folder: Path) -> "LexicalIndex | None":
+    def from_bytes(cls, data: bytes, folder: Path) -> LexicalIndex | None:
         """Unpack `to_bytes` output into `folder` (a cache entry) and load it, checked as files are; None if damaged."""
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
@@ -223,7 +222,7 @@ class LexicalIndex:
             shutil.rmtree(tmp, ignore_errors=True)
 
     @classmethod
-    def load(cls, folder: Path) -> "LexicalIndex | None":
+    def load(cls, folder: Path) -> LexicalIndex | None:
         """The saved index, or None when it is absent, written by an older version, or damaged:
         BM25 is a cache of the store, so the caller rebuilds it rather than serve a broken one."""
         try:

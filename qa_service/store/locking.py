@@ -21,9 +21,9 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 from ..errors import StoreBusy
 from ..records import WriterStatus
@@ -110,7 +110,7 @@ class StoreLocks:
 
         The generation changes when writing starts and again when it ends, so a reader that
         opened the store at any point before the end reopens it."""
-        if not self.readers or getattr(self._held, "writing", 0):
+        if not self.readers or getattr(self._held, "writing", False):
             yield
             return
         gate = self._open(GATE, create=True)
@@ -119,11 +119,11 @@ class StoreLocks:
             fcntl.flock(gate, fcntl.LOCK_EX)
             fcntl.flock(readers, fcntl.LOCK_EX)
             _stamp(readers)
-            self._held.writing = 1
+            self._held.writing = True
             try:
                 yield
             finally:
-                self._held.writing = 0
+                self._held.writing = False
                 _stamp(readers)
         finally:
             os.close(readers)
@@ -135,7 +135,7 @@ class StoreLocks:
         """Around one request that reads the store: the generation, or StoreBusy while a writer writes.
 
         Yields None when there is nothing to lock (a Chroma server, or no data dir yet)."""
-        if not self.readers or getattr(self._held, "writing", 0):
+        if not self.readers or getattr(self._held, "writing", False):
             yield None
             return
         try:

@@ -28,43 +28,28 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any
 
 from ..config import Settings
 from ..errors import QAError
-from .lexical import LexicalIndex, empty_lexical
-from .manifest import ManifestRead, checked_manifest, ledger_from, ledger_json
-from ..records import StoredHashes, paper_of
-from .chroma import GuardedCollection, store_error
+from .chroma import Connection
+from .collections import Pair, View
+from .lexical import LexicalIndex
+from .manifest import Ledger, Manifest, ManifestRead, checked_manifest
 
 MANIFEST_ID = "manifest"
 PENDING_ID = "pending"
 PART_CHARS = 4_000_000  # base64 characters per metadata record: 40 MB in 10 parts read back in 0.45 s
-COPY_PAPERS = 500  # papers copied per step from one version to the next (~1,750 chunks; Chroma takes 5,461 at most)
 UNIT = [1.0]  # the meta collection's records need a vector; nobody queries it
 RETIRE_AFTER = 60.0  # seconds a superseded version stays at least, for readers still switching away from it
 
 log = logging.getLogger(__name__)
 
 
-class Pair(NamedTuple):
-    """The two collections of one corpus version."""
-
-    chunks: Any
-    papers: Any
-
-
-@dataclass
-class View:
-    """What is served: one corpus version's collections, its manifest and its BM25."""
-
-    chunks: Any
-    papers: Any
-    manifest: ManifestRead | None = None  # server mode: the manifest this view serves
-    lexical: LexicalIndex = field(default_factory=empty_lexical)
+__all__ = ["Pair", "Versions", "View", "Views"]  # Pair and View live in collections.py
 
 
 class Views:
@@ -105,8 +90,8 @@ class Views:
             log.warning("cannot read the manifest: %s", exc.message)
             return
         served = self.served.manifest
-        version = found.data.get("version", "")
-        if found.problem or (served is not None and not served.problem and served.data.get("version") == version):
+        version = found.data.version
+        if found.problem or (served is not None and not served.problem and served.data.version == version):
             return  # nothing new (a damaged manifest keeps the version being served)
         with self._lock:
             if self._switching:
@@ -117,9 +102,9 @@ class Views:
     def _switch(self, found: ManifestRead, ready: Callable[[ManifestRead], View]) -> None:
         try:
             self.served = ready(found)
-            log.info("serving corpus version %s (%s papers)", found.data["version"], found.data.get("papers"))
+            log.info("serving corpus version %s (%s papers)", found.data.version, found.data.papers)
         except QAError as exc:
-            log.warning("cannot switch to corpus version %s yet: %s", found.data.get("version"), exc.message)
+            log.warning("cannot switch to corpus version %s yet: %s", found.data.version, exc.message)
         finally:
             self._switching = ""
 
@@ -166,53 +151,50 @@ class SharedManifest:
     def __init__(self, meta: Any, blobs: Blobs, where: str):
         self.meta = meta
         self.blobs = blobs
-        self.path = f"{where}, record '{MANIFEST_ID}'"
-        self.ledger_path = f"{where}, the ledger of the version served"
+        self.where = f"{where}, record '{MANIFEST_ID}'"
+        self.ledger_where = f"{where}, the ledger of the version served"
+
+    def exists(self) -> bool:
+        return bool(self.meta.get(ids=[MANIFEST_ID], include=[])["ids"])
 
     def read(self) -> ManifestRead:
         found = self.meta.get(ids=[MANIFEST_ID], include=["metadatas"])
         if not found["ids"]:
-            return ManifestRead({}, f"the manifest ({self.path}) is missing")
+            return ManifestRead(Manifest(), f"the manifest ({self.where}) is missing")
         try:
             data = json.loads(str((found["metadatas"][0] or {}).get("data", "")))
         except ValueError:
-            return ManifestRead({}, f"the manifest ({self.path}) is not JSON")
-        return checked_manifest(data, f"({self.path})")
+            return ManifestRead(Manifest(), f"the manifest ({self.where}) is not JSON")
+        return checked_manifest(data, f"({self.where})")
 
-    def write(self, data: dict) -> None:
+    def write(self, manifest: Manifest) -> None:
         """One record, replaced whole: the switch from one version to the next is this one write."""
-        self.meta.upsert(ids=[MANIFEST_ID], embeddings=[UNIT], metadatas=[{"kind": "manifest", "data": json.dumps(data)}])
+        self.meta.upsert(ids=[MANIFEST_ID], embeddings=[UNIT], metadatas=[{"kind": "manifest", "data": json.dumps(manifest.to_json())}])
 
-    def read_ledger(self) -> tuple[dict[str, StoredHashes] | None, str]:
-        version = self.read().data.get("version", "")
+    def read_ledger(self) -> Ledger | None:
+        version = self.read().data.version
         data = self.blobs.get(f"ledger:{version}") if version else None
         if data is None:
-            return None, ""
+            return None
         try:
-            parsed = json.loads(data)
+            return Ledger.from_json(json.loads(data))
         except ValueError:
-            return None, ""
-        papers = ledger_from(parsed)
-        return (papers, str(parsed.get("version", ""))) if papers is not None else (None, "")
+            return None
 
-    def write_ledger(self, papers: dict[str, StoredHashes], version: str) -> None:
-        self.blobs.put(f"ledger:{version}", version, json.dumps(ledger_json(papers, version)).encode("utf-8"))
+    def write_ledger(self, ledger: Ledger) -> None:
+        self.blobs.put(f"ledger:{ledger.version}", ledger.version, json.dumps(ledger.to_json()).encode("utf-8"))
 
 
 class Versions:
     """The versions of one prefix on a Chroma server: names, opening, building the next, retiring old ones."""
 
-    def __init__(self, client: Any, settings: Settings, open_collection: Callable[[str, bool], Any]):
-        self.client = client
+    def __init__(self, connection: Connection, settings: Settings, open_collection: Callable[[str, bool], Any]):
+        self.connection = connection
         self.settings = settings
         self.prefix = settings.collection
         self.where = f"the Chroma server at {settings.chroma_url} (collections {self.prefix}_*)"
         self._open = open_collection
-        try:
-            meta = client.get_or_create_collection(f"{self.prefix}_meta", embedding_function=None)
-        except Exception as exc:  # noqa: BLE001 - unreachable server, ...
-            raise store_error(settings, exc) from exc
-        self.meta = GuardedCollection(meta, settings)
+        self.meta = connection.plain(f"{self.prefix}_meta")
         self.blobs = Blobs(self.meta)
         self.files = SharedManifest(self.meta, self.blobs, f"{settings.chroma_url} collection {self.prefix}_meta")
         self._version_name = re.compile(rf"^{re.escape(self.prefix)}_(v[0-9a-f]{{12}}_)?(chunks|papers)$")
@@ -221,11 +203,10 @@ class Versions:
     def names(self, version: str) -> tuple[str, str]:
         return f"{self.prefix}_v{version}_chunks", f"{self.prefix}_v{version}_papers"
 
-    def live_names(self, manifest: dict) -> tuple[str, str]:
+    def live_names(self, manifest: Manifest) -> tuple[str, str]:
         """The collections a manifest serves; a store from before versions (or none yet) uses the plain names."""
-        chunks, papers = manifest.get("chunks_collection"), manifest.get("papers_collection")
-        if isinstance(chunks, str) and isinstance(papers, str) and chunks and papers:
-            return chunks, papers
+        if manifest.chunks_collection and manifest.papers_collection:
+            return manifest.chunks_collection, manifest.papers_collection
         return f"{self.prefix}_chunks", f"{self.prefix}_papers"
 
     def open(self, names: tuple[str, str], create: bool) -> Pair:
@@ -276,47 +257,27 @@ class Versions:
     def finish_pending(self) -> None:
         self.meta.delete(ids=[PENDING_ID])
 
-    def copy(self, source: Pair, target: Pair, chunk_ids: Sequence[str], paper_ids: Sequence[str],
-             paper_metadata: dict[str, dict], chunk_fields: dict[str, dict] | None = None) -> None:
-        """Records of unchanged papers, vectors and all, into the next version: nothing is re-embedded.
-        Chunks first and the paper record last, as an ingest writes them, so a paper present is whole.
-        `chunk_fields` (per paper id): the filter fields its chunks carry now (an edited year, say); None drops one."""
-        if chunk_ids:
-            got = source.chunks.get(ids=list(chunk_ids), include=["embeddings", "documents", "metadatas"])
-            fields = chunk_fields or {}
-            metadatas = [{k: v for k, v in {**(meta or {}), **fields.get(paper_of(cid), {})}.items() if v is not None}
-                         for cid, meta in zip(got["ids"], got["metadatas"])]
-            target.chunks.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
-        if paper_ids:
-            got = source.papers.get(ids=list(paper_ids), include=["embeddings", "documents", "metadatas"])
-            metadatas = [paper_metadata.get(pid, meta) for pid, meta in zip(got["ids"], got["metadatas"])]
-            target.papers.upsert(ids=got["ids"], embeddings=got["embeddings"], documents=got["documents"], metadatas=metadatas)
-
     # -- clearing up ---------------------------------------------------------------------
-    def retire_unused(self, manifest: dict, keep_pending: bool = True) -> None:
+    def retire_unused(self, manifest: Manifest, keep_pending: bool = True) -> None:
         """Delete the versions nobody serves: all but the one served, the one being built (or left by
         an interrupted ingest), and the one before while readers may still be switching away from it."""
         keep = set(self.live_names(manifest))
-        versions = {manifest.get("version", "")}
+        versions = {manifest.version}
         pending = self.pending() if keep_pending else ""
         if pending:
             keep |= set(self.names(pending))
             versions.add(pending)
-        previous = manifest.get("previous")
-        if isinstance(previous, dict) and _age(manifest.get("built_at")) < RETIRE_AFTER:
-            keep |= {str(previous.get("chunks_collection")), str(previous.get("papers_collection"))}
-            versions.add(str(previous.get("version")))
+        previous = manifest.previous
+        if previous is not None and _age(manifest.built_at) < RETIRE_AFTER:
+            keep |= {previous.chunks_collection, previous.papers_collection}
+            versions.add(previous.version)
         for name in self.retire(keep, versions):
             log.info("retired %s", name)
 
     def drop(self, pair: Pair) -> None:
         """Delete one version's collections (an interrupted version, once its papers were copied on)."""
         for collection in pair:
-            try:
-                self.client.delete_collection(collection.name)
-            except Exception as exc:  # noqa: BLE001 - gone already: fine; anything else: the next ingest retires it
-                if "does not exist" not in str(exc).lower() and "not found" not in str(exc).lower():
-                    raise store_error(self.settings, exc) from exc
+            self.connection.delete(collection.name)
 
     def drop_all(self) -> None:
         """Delete every collection of this prefix: each version, then the meta collection (a dropped corpus)."""
@@ -331,15 +292,9 @@ class Versions:
 
     def _delete(self, choose: Callable[[list[str]], list[str]]) -> list[str]:
         """Delete, in order, the collections `choose` picks from the server's names; a failure is the store's error."""
-        try:
-            names = [c if isinstance(c, str) else c.name for c in self.client.list_collections()]
-            chosen = choose(names)
-            for name in chosen:
-                self.client.delete_collection(name)
-        except QAError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            raise store_error(self.settings, exc) from exc
+        chosen = choose([name for name, _ in self.connection.listed()])
+        for name in chosen:
+            self.connection.delete(name)
         return chosen
 
 

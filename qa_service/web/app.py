@@ -67,7 +67,7 @@ def info() -> Any:
     try:
         read_store()
         scope = svc.corpora.scope(names)
-        stats: list[IndexStats] = [part.index.stats() for part in scope.parts]  # type: ignore[misc]  # until store/ annotates stats()
+        stats: list[IndexStats] = [part.index.stats() for part in scope.parts]
         model = svc.model.name
     except NotFound:
         raise
@@ -136,7 +136,7 @@ def readyz() -> Any:
     try:
         scope = open_scope(names, MetadataFilter())
         scope.require_ready()
-        counts = {part.name: part.index.readiness().papers if part.index.stats().papers else 0 for part in scope.parts}  # type: ignore[attr-defined]
+        counts = {part.name: part.index.readiness().papers if part.index.stats().papers else 0 for part in scope.parts}
         warnings = [f"corpus {part.name}: an ingest stopped midway and was not run again; the papers it finished are "
                     f"served: run `qa-service ingest` with the same files to finish it" for part in scope.parts if part.index.interrupted()]
         return jsonify(status="ready", papers=sum(counts.values()), corpora=counts, **({"warnings": warnings} if warnings else {}))
