@@ -125,6 +125,14 @@ def seed_copy(tmp_path) -> Path:
     return target
 
 
+def ingested(data_dir: Path, *paths: Path) -> Index:
+    """A fresh index in `data_dir` holding the corpus files given, BM25 loaded: a small corpus of a test's own."""
+    index = Index(make_settings(data_dir))
+    index.ingest(load_corpus(list(paths)))
+    index.load_lexical()
+    return index
+
+
 def write_seed_file(path: Path, abstracts: list[str]) -> Path:
     path.write_text("ICLR 2026 Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
     return path

@@ -6,21 +6,16 @@ from qa_service.service import build_answerer
 from qa_service.store.corpora import Corpora
 
 from qa_service.answering.extractive import ExtractiveModel
-from qa_service.corpus.reading import load_corpus
 from qa_service.records import REFUSAL, RefusalReason, SentenceKind, SentenceVerdict
-from qa_service.store.index import Index
-from tests.conftest import ROOT, make_settings
+from tests.conftest import ROOT, ingested
 
 OWN = ROOT / "tests" / "data" / "own_corpus.jsonl"
 
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory):
-    settings = make_settings(tmp_path_factory.mktemp("own-data"))
-    index = Index(settings)
-    index.ingest(load_corpus([OWN]))
-    index.load_lexical()
-    return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
+    index = ingested(tmp_path_factory.mktemp("own-data"), OWN)
+    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
 
 
 @pytest.mark.parametrize("question,papers", [

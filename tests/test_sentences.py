@@ -12,18 +12,14 @@ from qa_service.corpus.textclean import sentence_spans
 from qa_service.store.embeddings import MiniLMEmbedding
 from qa_service.store.index import Index
 from qa_service.store.sentences import SentenceVectors
-from tests.conftest import ROOT, make_settings
+from tests.conftest import ROOT, ingested, make_settings
 
 OWN = ROOT / "tests" / "data" / "own_corpus.jsonl"
 
 
 @pytest.fixture(scope="module")
 def own(tmp_path_factory):
-    settings = make_settings(tmp_path_factory.mktemp("own-sentences"))
-    index = Index(settings)
-    index.ingest(load_corpus([OWN]))
-    index.load_lexical()
-    return index
+    return ingested(tmp_path_factory.mktemp("own-sentences"), OWN)
 
 
 def test_the_chunk_pass_gives_the_chunk_vectors_unchanged_and_each_sentence_one():
