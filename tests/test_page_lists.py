@@ -23,6 +23,6 @@ def test_a_list_answer_reaches_the_page_as_a_list_after_the_final_event(fake_ser
     answer = turn.locator(".answer")
     expect(answer.locator("ol > li")).to_have_count(3)
     expect(answer.locator("ol > li").nth(2)).to_contain_text("3.0× inference speedup")
-    expect(answer.locator("p > strong").filter(has_text="Tequila")).to_have_count(1)  # a heading is drawn as a bold line
+    expect(answer.locator("p strong").filter(has_text="Tequila")).to_have_count(1)  # a heading is drawn as a bold line
     expect(answer.locator("p").filter(has_text="Let me know")).to_have_count(1)
     assert "1." not in answer.locator("p").filter(has_text="Its reported results include:").inner_text()
