@@ -66,6 +66,13 @@ class LiveServer:
         self.server.server_close()
 
 
+def corpus_server(data_dir: Path, *paths: Path) -> LiveServer:
+    """A live server over a small corpus of a test's own (offline model), ingested into `data_dir`."""
+    settings = make_settings(data_dir)
+    Index(settings).ingest(load_corpus(list(paths)))
+    return LiveServer(create_app(settings))
+
+
 class GatedModel:
     """Streams scripted pieces; a threading.Event in a script holds the stream there until the
     test sets it. `closed` is set when the stream is closed before its end (the client left)."""

@@ -12,17 +12,16 @@ from pathlib import Path
 import pytest
 
 from qa_service.answering.models import FakeModel
-from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ModelBusy
-from qa_service.store.index import Index
 from qa_service.web.app import create_app
-from tests.conftest import ROOT, make_settings
+from tests.conftest import ROOT
 from tests.pagekit import (  # noqa: F401 - fixtures
     DESKTOP,
     PHONE,
     TEQUILA,
     LiveServer,
     ask,
+    corpus_server,
     assert_clean,
     browser,
     expect,
@@ -63,9 +62,7 @@ def device(browser, request):
 @pytest.fixture(scope="module")
 def formats_server(tmp_path_factory):
     """The small corpus of every format: titles, authors, venues, years and URLs."""
-    settings = make_settings(tmp_path_factory.mktemp("assistant-formats"))
-    Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "formats"]))
-    live = LiveServer(create_app(settings))
+    live = corpus_server(tmp_path_factory.mktemp("assistant-formats"), ROOT / "tests" / "data" / "formats")
     yield live
     live.stop()
 

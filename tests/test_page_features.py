@@ -9,12 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from qa_service.corpus.reading import load_corpus
-from qa_service.store.index import Index
-from qa_service.web.app import create_app
-from tests.conftest import ROOT, make_settings
+from tests.conftest import ROOT
 from tests.pagekit import (  # noqa: F401 - fixtures
-    DESKTOP, OUTPUT, PHONE, TEQUILA, LiveServer, ask, assert_clean, browser, expect, fake_server, gated,
+    DESKTOP, OUTPUT, PHONE, TEQUILA, LiveServer, ask, assert_clean, corpus_server, browser, expect, fake_server, gated,
     hold_a_long_answer, open_page, page, page_index, phone, send, server,
 )
 
@@ -283,9 +280,7 @@ def test_axe_finds_no_violation_in_any_state(server, browser, viewport, scheme):
 
 def test_a_paper_with_metadata_shows_its_title_and_authors(browser, tmp_path_factory):
     """Papers from OpenReview, arXiv or CSV files: the abstract panel names the title, authors, venue and year."""
-    settings = make_settings(tmp_path_factory.mktemp("formats-page"))
-    Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "formats"]))
-    live = LiveServer(create_app(settings))
+    live = corpus_server(tmp_path_factory.mktemp("formats-page"), ROOT / "tests" / "data" / "formats")
     page = open_page(browser)
     try:
         page.goto(f"{live.url}/#paper=2401.01234v2")
@@ -304,9 +299,7 @@ def test_a_paper_with_metadata_shows_its_title_and_authors(browser, tmp_path_fac
 
 def test_the_services_own_sentence_is_shown_apart_from_the_quotes(browser, tmp_path_factory):
     """'The abstract of X does not report results on Y.' is no quote: it stands before the answer, not in it."""
-    settings = make_settings(tmp_path_factory.mktemp("absence-page"))
-    Index(settings).ingest(load_corpus([ROOT / "tests" / "data" / "own_corpus.jsonl"]))
-    live = LiveServer(create_app(settings))
+    live = corpus_server(tmp_path_factory.mktemp("absence-page"), ROOT / "tests" / "data" / "own_corpus.jsonl")
     page = open_page(browser)
     try:
         page.goto(live.url)
