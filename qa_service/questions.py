@@ -29,7 +29,7 @@ _TAG = re.compile(r"<[^>]{0,200}>")
 # a question, so a boundary between such a character and any other is a word break.
 _UNSPACED = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef"
 _SCRIPT_BOUNDARY = re.compile(f"(?<=[{_UNSPACED}])(?=[^{_UNSPACED}\\s])|(?<=[^{_UNSPACED}\\s])(?=[{_UNSPACED}])")
-_SENTENCE_END = re.compile(r"(?<=[.?!。？！])")
+_SENTENCE_END = re.compile(r"(?<=[.?!])(?=\s|$)|(?<=[。？！])")  # "Qwen3-1.7B" is one sentence
 _SPACE = re.compile(r"\s+")
 # Words that point back into a conversation: pronouns, "the same", ordinal references, ellipsis openers.
 _CONTEXT = re.compile(
@@ -119,9 +119,25 @@ DETAIL_KINDS = (
     # a generic "on GPUs" states neither which hardware nor how much of it
     DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),
                re.compile(r"\b(?:[AHVLT]\d{2,3}s?|H200s?|B200s?|TPU ?v\d\w*|RTX ?\d+\w*|\d+ ?(?:GPUs?|TPUs?|nodes)|hours?|GPU-hours?|FLOPs|days?)\b", re.I)),
-    # which model was used: models are named with a version or size (Qwen2.5-7B, GPT-4o, Llama-3-8B)
-    DetailKind("model used", re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b", re.I),
-               re.compile(r"\b[A-Z][A-Za-z]*[-\s]?\d[\w.\-]*\b")),
+    # which model was used: models are named with a version or size (Qwen2.5-7B, GPT-4o, Llama-3-8B); a single
+    # capital and digits is hardware (A100, H100, L40), and RTX/GTX/TPU/MI families are too
+    DetailKind("model used", re.compile(
+        r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b"
+        r"|\bbase (?:llms?|models?|language models?|checkpoints?)\b|\b(?:fine-?tuned|trained|initiali[sz]ed|built) (?:from|on top of)\b"
+        r"|\bmodelos? (?:base|de base)\b|\bmod[eè]les? de base\b|\bbasismodell\w*|基座模型|基础模型|ベースモデル|基盤モデル", re.I),
+        re.compile(r"\b(?!(?:RTX|GTX|TPU|MI)\b)[A-Z][A-Za-z]+[-\s]?\d[\w.\-]*\b|\b\d+(?:\.\d+)?\s?[BM]\b(?![-\s]?tokens)")),
+    # how big: a parameter count (7B, 1.3 billion parameters)
+    DetailKind("model size", re.compile(
+        r"\bmodel sizes?\b|\bhow (?:big|large) (?:is|was|are|were) (?:the |their |its )?(?:\w+ )?models?\b|\bhow many parameters\b"
+        r"|\b(?:parameter count|number of parameters)\b|\btama[ñn]o del modelo\b|\btamanho do modelo\b|\btaille du mod[eè]le\b"
+        r"|\bmodellgr[öo](?:ß|ss)e\b|参数量|模型大小|模型规模|パラメータ数|モデルサイズ", re.I),
+        re.compile(r"\b\d+(?:\.\d+)?\s?(?:[BM]|billion|million)\b(?![-\s]?tokens)|\bparameters?\b", re.I)),
+    # how much data: a token or sample count
+    DetailKind("training data size", re.compile(
+        r"\b(?:training|pre-?training) tokens\b|\bhow many (?:training |pre-?training )?(?:tokens|samples|examples)\b|\btokens (?:were|was) used\b"
+        r"|\b(?:size of the|how (?:big|large) (?:is|was) the) (?:training|pre-?training) (?:data|set|corpus)\b"
+        r"|\btokens de (?:entrenamiento|treinamento|pr[ée]-?entra[iî]nement|entra[iî]nement)\b|\btrainingstokens\b|训练(?:了)?(?:多少)?(?:token|词元)|学習トークン", re.I),
+        re.compile(r"\b\d[\d.,]*\s?(?:[KMBT]|thousand|million|billion|trillion)?\s+(?:tokens|samples|examples|instances|problems|trajectories)\b", re.I)),
     DetailKind("code or licence", re.compile(r"\b(?:github|source code|licen[cs]e|repository|repo)\b", re.I),
                re.compile(r"\b(?:github|code|open[- ]source|licen[cs]e|repository|available at)\b", re.I)),
     DetailKind("publication date", re.compile(r"\bwhen was (?:it|\w+) (?:published|released)\b|\bpublication date\b", re.I), _NEVER),

@@ -63,3 +63,34 @@ def test_a_venue_is_never_an_asked_detail(answerer, question):
 @pytest.mark.parametrize("question", ["Which papers do protein folding?", "Which papers compress images with transformers?"])
 def test_a_neighbouring_topic_is_off_topic(answerer, question):
     assert answerer.ask(question).refusal_reason is RefusalReason.OFF_TOPIC
+
+
+@pytest.mark.parametrize("question,detail", [
+    ("Which base model was Zorblax fine-tuned from?", "model used"),  # "2.7×" and the hardware are no model's name
+    ("What model size does Quux have, and how many training tokens?", "model size"),
+    ("¿Sobre qué modelo base se entrenó Zorblax?", "model used"),  # the same ask in another accepted language
+])
+def test_a_training_set_up_the_abstract_does_not_give_is_refused_as_missing(answerer, question, detail):
+    result = answerer.ask(question)
+    assert result.refusal_reason is RefusalReason.DETAIL_MISSING and result.answer == REFUSAL, result.answer
+    assert detail in result.refusal_explanation, result.refusal_explanation
+
+
+def test_a_model_named_with_a_version_the_corpus_never_uses_is_said_absent(answerer):
+    """"Vocoder-3" is in no name book, and its words are corpus words (so it is no unknown name either): it is still
+    a named thing the abstract lacks."""
+    result = answerer.ask("Did Zorblax beat Vocoder-3 on the chat benchmarks?")
+    assert result.answer.startswith("The abstract of Zorblax: Faster Decoding with Draft Trees does not mention Vocoder-3."), result.answer
+
+
+def test_a_decimal_version_inside_a_question_does_not_split_the_question(answerer):
+    result = answerer.ask("What learning rate was used to train Zorblax with Qwen3-1.7B?")
+    assert result.refusal_reason is RefusalReason.DETAIL_MISSING and "learning rate" in result.refusal_explanation
+
+
+def test_a_common_thing_with_a_name_shape_is_no_unknown_paper(answerer):
+    """GUI and CPU are words of the language, not a made-up method: the question is answered, not refused as not_in_corpus."""
+    result = answerer.ask("What success rates do GUI agents for Android phones reach?")
+    assert result.refusal_reason is RefusalReason.OFF_TOPIC, result.answer  # the topic is absent, not a paper called GUI
+    made_up = answerer.ask("What does the GraphForgeX paper propose?")
+    assert made_up.refusal_reason is RefusalReason.NOT_IN_CORPUS

@@ -18,11 +18,15 @@ Titles and keywords are evidence as the text is; venue names ("the ICLR paper") 
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import core_terms, has_core, mentions, reports_close
+from wordfreq import zipf_frequency
+
 from ..config import Settings
+from ..corpus.labels import name_candidates
 from ..corpus.names import name_key
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
@@ -63,10 +67,11 @@ class AnswerabilityJudge:
         # those whose title or keywords carry the question's core are always among them
         return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)])
 
-    @staticmethod
-    def _unknown(asking: str, found: Retrieval) -> list[str]:
-        """Name-shaped words of the asking part that no abstract mentions; a venue is never one."""
-        return [n for n in found.unknown_names if n in asking and not is_venue(n)]
+    def _unknown(self, asking: str, found: Retrieval) -> list[str]:
+        """Name-shaped words of the asking part that no abstract mentions and the general language seldom
+        uses ("GUI agents for Android" names no paper); a venue is never one."""
+        return [n for n in found.unknown_names if n in asking and not is_venue(n)
+                and zipf_frequency(n, "en") < self.settings.common_name_zipf]
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
         """A one-paper question that calls papers by their labels is about those; the other names it
@@ -82,7 +87,31 @@ class AnswerabilityJudge:
         own = {name_key(h.label) for h in papers}
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
         things += self._unknown(asking, found)
+        things += self._shaped(asking, own, found)
         return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t)))
+
+    def _shaped(self, asking: str, own: set[str], found: Retrieval) -> list[str]:
+        """Name-shaped words the name book does not hold ("GPT-5" where GPT-4.1 is known, "CHB-MIT"): named all the
+        same, unless they are a typo of a name found, hold a paper's own name ("RLP-Arbeit"), are a common word
+        (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
+        typed = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
+        shaped = []
+        for word in name_candidates(asking):
+            parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
+            if name_key(word) in typed | own or any(part in own for part in parts):
+                continue
+            if zipf_frequency(word, "en") >= self.settings.common_name_zipf or not _CODED.search(word):
+                continue
+            shaped.append(word)
+        return shaped
+
+    def _mentions(self, hit: PaperHit, thing: str) -> bool:
+        """The paper's evidence names the thing, in any spelling, or a long thing within the typo budget ("ImageNett":
+        a short one, MS-COCO, is one edit from too many words)."""
+        evidence, key = _evidence(hit), name_key(thing)
+        if mentions(evidence, thing):
+            return True
+        return len(key) >= self.settings.name_typo_two_edits_length and has_core({key}, evidence, self.settings, self._terms)
 
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
@@ -122,7 +151,7 @@ class AnswerabilityJudge:
                 return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
             # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
             things = self._things(asking, papers, found) + figures_in(asking)
-            absent = [t for t in things if not any(mentions(_evidence(h), t) for h in papers)]
+            absent = [t for t in things if not any(self._mentions(h, t) for h in papers)]
             if absent:
                 figures = asks_figures(asking)
                 if not any(reports_close(h.text, figures) for h in papers):
@@ -130,6 +159,10 @@ class AnswerabilityJudge:
                 return Verdict.yes(ids, every, absent)
         # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
         return Verdict.yes(ids, every=every)
+
+
+# a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
+_CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 
 
 def _evidence(hit: PaperHit) -> str:
