@@ -123,8 +123,10 @@ DETAIL_KINDS = (
     # capital and digits is hardware (A100, H100, L40), and RTX/GTX/TPU/MI families are too
     DetailKind("model used", re.compile(
         r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b"
-        r"|\bbase (?:llms?|models?|language models?|checkpoints?)\b|\b(?:fine-?tuned|trained|initiali[sz]ed|built) (?:from|on top of)\b"
-        r"|\bmodelos? (?:base|de base)\b|\bmod[eè]les? de base\b|\bbasismodell\w*|基座模型|基础模型|ベースモデル|基盤モデル", re.I),
+        r"|\b(?:which|what) (?:\w+ ){0,2}base (?:llms?|models?|language models?|checkpoints?)\b"
+        r"|\b(?:fine-?tuned|trained|initiali[sz]ed|built) (?:from|on top of)\b(?! scratch)"
+        r"|\b(?:qu[ée]|qual|quais|quel|quels|quelle) (?:\w+ )?(?:modelos?|mod[eè]les?) (?:base|de base)\b|\bwelche\w* basismodell\w*"
+        r"|(?:哪个|什么|哪一个|何の|どの)(?:基座模型|基础模型|ベースモデル|基盤モデル)", re.I),
         re.compile(r"\b(?!(?:RTX|GTX|TPU|MI)\b)[A-Z][A-Za-z]+[-\s]?\d[\w.\-]*\b|\b\d+(?:\.\d+)?\s?[BM]\b(?![-\s]?tokens)")),
     # how big: a parameter count (7B, 1.3 billion parameters)
     DetailKind("model size", re.compile(
