@@ -1,12 +1,14 @@
 """How far a reader can trust the per-sentence check marks, on the blind labelled model answers.
 
     python bench/verdicts.py [--split tune|heldout|all] [--data /tmp/verdicts-data] [--show] [--latency]
+    python bench/verdicts.py --answers tests/data/model_answers2.jsonl   # the second blind set, all held out
 
 Builds the Sources each answer cites from the seed index (ingested into --data once), runs the
 citation check on the answer, aligns the checker's units to the labelled units by word overlap,
 and reports: supported precision (a check mark is right), supported recall, contradicted
 precision, accuracy, answers with a wrong sentence that still came back grounded, and answers
-whose text did not come back byte for byte. Tune on `tune`; report `heldout`.
+whose text did not come back byte for byte. Tune on `tune`; report `heldout` and the second blind
+set (`model_answers2.jsonl`, written before the checker's second round, every answer held out).
 """
 
 from __future__ import annotations
@@ -87,10 +89,14 @@ def checker_and_sources(data_dir: Path, overrides: dict | None = None):
     return checker, sources
 
 
-def run(split: str, data_dir: Path, overrides: dict | None = None) -> tuple[list[Row], dict]:
-    chosen = json.loads(SPLIT.read_text())
-    wanted = set(chosen["tune"]) | set(chosen["heldout"]) if split == "all" else set(chosen[split])
-    answers = [a for a in map(json.loads, ANSWERS.read_text().splitlines()) if a["id"] in wanted]
+def run(split: str, data_dir: Path, overrides: dict | None = None, path: Path | None = None) -> tuple[list[Row], dict]:
+    """Check the answers of `split` (of the first set), or every answer of the file at `path`."""
+    if path is not None:
+        answers = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    else:
+        chosen = json.loads(SPLIT.read_text())
+        wanted = set(chosen["tune"]) | set(chosen["heldout"]) if split == "all" else set(chosen[split])
+        answers = [a for a in map(json.loads, ANSWERS.read_text().splitlines()) if a["id"] in wanted]
     checker, sources = checker_and_sources(data_dir, overrides)
     rows: list[Row] = []
     totals: Counter[str] = Counter()
@@ -168,6 +174,7 @@ def latency(data_dir: Path, answer_id: str = "ma-030", runs: int = 50) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "heldout", "all"), default="tune")
+    parser.add_argument("--answers", type=Path, help="another labelled file, every answer of it checked (no split)")
     parser.add_argument("--data", default="/tmp/verdicts-data", help="where the seed index is (built on first use)")
     parser.add_argument("--show", action="store_true", help="list every unit the check got wrong")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting to try (numbers)")
@@ -177,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
         print(latency(Path(args.data)))
         return
     overrides = {k: float(v) for k, v in (item.split("=", 1) for item in args.set)}
-    rows, totals = run(args.split, Path(args.data), overrides)
+    rows, totals = run(args.split, Path(args.data), overrides, args.answers)
     figures = report(rows, totals)
     if args.show:
         for r in rows:
@@ -185,7 +192,7 @@ def main(argv: list[str] | None = None) -> None:
             if not ok or (r.verdict == "contradicted" and r.label != "wrong"):
                 print(f"{r.answer} {r.label:9} {r.category:17} -> {r.verdict:12} | {r.text[:90]} | {r.reason}")
     by_category = Counter((r.category, r.verdict) for r in rows)
-    print(json.dumps({"split": args.split, **figures}, indent=1))
+    print(json.dumps({"split": str(args.answers) if args.answers else args.split, **figures}, indent=1))
     print("by category:", ", ".join(f"{c}->{v}: {n}" for (c, v), n in sorted(by_category.items())), file=sys.stderr)
 
 

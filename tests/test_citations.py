@@ -90,3 +90,40 @@ def test_a_refusal_is_the_service_speaking_not_a_claim():
     checked = CitationChecker(lambda term: 1.0).check(REFUSAL, [])
     [unit] = checked.sentences
     assert (unit.kind, unit.verdict, unit.text) == (SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, REFUSAL)
+
+
+# a paper written for these tests: its claims in other words, one thing turned each time
+FLOCK = ("We study flocking in simulated starlings. We find a strong positive correlation between neighbour count and "
+         "alignment. Our controller accelerates convergence of the flock and needs no central coordinator. "
+         "It lowers collisions by 15-46% across three wind settings.")
+HIVE = "We present HiveNet, a model of bee foraging. HiveNet is validated on the BeeTrack and PollenSet benchmarks."
+FIELD = [Source(1, "f:1", "Flocking", FLOCK), Source(2, "f:2", "HiveNet", HIVE)]
+
+
+@pytest.mark.parametrize("wrong", [
+    "The study finds a strong negative correlation between neighbour count and alignment [1].",  # an antonym the quote lacks
+    "The controller slows convergence of the flock [1].",  # slows / accelerates
+])
+def test_an_antonym_of_the_quote_s_word_is_a_contradiction(checker, wrong):
+    (unit,) = [u for u in checker.check(wrong, FIELD).sentences if u.cites]
+    assert unit.verdict.value == "contradicted", unit.reason
+
+
+def test_the_same_claim_in_the_quote_s_own_words_stays_supported(checker):
+    (unit,) = [u for u in checker.check("The study finds a strong positive correlation between neighbour count and alignment [1].",
+                                        FIELD).sentences if u.cites]
+    assert unit.verdict.value == "supported", unit.reason
+
+
+def test_the_far_end_of_a_range_is_a_figure_checked_too(checker):
+    wrong = checker.check("It lowers collisions by 15-64% across three wind settings [1].", FIELD)
+    right = checker.check("It lowers collisions by 15-46% across three wind settings [1].", FIELD)
+    assert [u.verdict.value for u in wrong.sentences if u.cites] != ["supported"]
+    assert [u.verdict.value for u in right.sentences if u.cites] == ["supported"]
+
+
+def test_a_sentence_that_speaks_for_both_sources_needs_each_of_them(checker):
+    both = checker.check("Both works are validated on the BeeTrack and PollenSet benchmarks [1][2].", FIELD)
+    assert [u.verdict.value for u in both.sentences if u.cites] != ["supported"] and not both.grounded
+    one = checker.check("HiveNet is validated on the BeeTrack and PollenSet benchmarks [2].", FIELD)
+    assert [u.verdict.value for u in one.sentences if u.cites] == ["supported"]

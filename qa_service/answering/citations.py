@@ -25,6 +25,8 @@ from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, spli
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+(?:and|but)\s+(?=[A-Z])|\s+in the (?:first|second)\b")
+# a sentence that speaks for each source it cites: every one of them must state it whole
+_EVERY_SOURCE = re.compile(r"\b(?:both|each|all (?:of )?(?:them|these|three|four|five|the (?:papers|works|methods|studies))|they all|either)\b", re.I)
 
 
 def is_refusal(answer: str) -> bool:
@@ -109,6 +111,11 @@ class CitationChecker:
                 if option.source.n not in best or option.rank() > best[option.source.n].rank():
                     best[option.source.n] = option
         quotes = [best[s.n].citation(index) for s in cited]
+        if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
+            short = next((best[s.n] for s in cited if best[s.n].verdict is not SentenceVerdict.SUPPORTED), None)
+            if short is not None:
+                verdict = SentenceVerdict.CONTRADICTED if short.verdict is SentenceVerdict.CONTRADICTED else SentenceVerdict.UNVERIFIED
+                return _Verdict(verdict, f"the sentence speaks for every source it cites, and [{short.source.n}] does not state it", quotes)
         if any(f.verdict is SentenceVerdict.CONTRADICTED for f in findings):
             bad = next(f for f in findings if f.verdict is SentenceVerdict.CONTRADICTED)
             return _Verdict(SentenceVerdict.CONTRADICTED, bad.reason, quotes)

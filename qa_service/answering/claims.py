@@ -17,7 +17,7 @@ _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eig
           "eleven": 11, "twelve": 12, "thirteen": 13, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
           "hundred": 100, "single": 1, "twice": 2, "half": 0.5, "dozen": 12}
 _NUMBER = re.compile(
-    r"(?<![\w.@/-])(?:[×x]\s?)?[+±~≈-]?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+    r"(?:(?<![\w.@/-])|(?<=(?<![A-Za-z.])\d[-–]))(?:[×x]\s?)?[+±~≈-]?(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
     r"(?:\s?(%|percent\b|pp\b|×|x\b|-?fold\b|\s?times\b)|\s?([kKmMbBtT]\b|thousand\b|million\b|billion\b|trillion\b))?"
     r"(?![\w@])",
 )
@@ -37,13 +37,26 @@ UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", 
       "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
       "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
       "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
-      "high", "large", "strong", "fast", "long", "many"}
+      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating"}
 DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
         "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
         "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
         "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
-        "low", "small", "weak", "slow", "short", "few"}
+        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
+# pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
+# is matched with its inflections ("positively", "enables", "offline")
+ANTONYMS = (
+    ("positive", "negative"), ("positively", "negatively"), ("enable", "prevent"), ("online", "offline"),
+    ("static", "dynamic"), ("explicit", "implicit"), ("global", "local"), ("sparse", "dense"), ("early", "late"),
+    ("success", "failure"), ("succeed", "fail"), ("easy", "hard"), ("easier", "harder"), ("simple", "complex"),
+    ("cheap", "expensive"), ("cheaper", "costlier"), ("robust", "fragile"), ("robust", "brittle"), ("robust", "vulnerable"),
+    ("majority", "minority"), ("always", "never"), ("lossless", "lossy"), ("white-box", "black-box"),
+    ("ascent", "descent"), ("forward", "backward"), ("internal", "external"), ("intrinsic", "extrinsic"),
+    ("homogeneous", "heterogeneous"), ("sequential", "parallel"), ("continuous", "discrete"),
+    ("deterministic", "stochastic"), ("include", "exclude"), ("inside", "outside"), ("open-source", "closed-source"),
+    ("accept", "reject"), ("preserve", "destroy"), ("maximum", "minimum"), ("overestimate", "underestimate"),
+)
 QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
                "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
 
@@ -202,6 +215,23 @@ def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], Ab
     return ""
 
 
+def _forms(word: str) -> set[str]:
+    return {word, word + "s", word + "d", word + "ed", word + "es", word + "ly", word.rstrip("e") + "ing",
+            word.rstrip("e") + "ed", word.rstrip("e") + "es"}
+
+
+_OPPOSITE_FORMS = [(_forms(a), _forms(b), a, b) for a, b in ANTONYMS] + [(_forms(b), _forms(a), b, a) for a, b in ANTONYMS]
+
+
+def antonym_clash(claim: set[str], quote: set[str]) -> str:
+    """A word of the claim whose antonym the quote uses, where the quote does not use the word itself
+    ("a negative correlation" for the abstract's "a positive correlation")."""
+    for mine, theirs, word, other in _OPPOSITE_FORMS:
+        if claim & mine and quote & theirs and not quote & mine and not claim & theirs:
+            return f"{other}' where the sentence says '{word}"
+    return ""
+
+
 def opposite_prefix(claim: set[str], quote: set[str]) -> str:
     """A word of the claim whose un-/in-/non- form is in the quote, or the other way round ("reliable" / "unreliable")."""
     for word in claim:
@@ -211,4 +241,11 @@ def opposite_prefix(claim: set[str], quote: set[str]) -> str:
             if (word.startswith(prefix) and len(word) - len(prefix) > 4 and word[len(prefix):] in quote
                     and word[len(prefix):] not in claim and word not in quote):
                 return word
+        for one, two in (("over", "under"), ("under", "over")):  # over-confident / under-confident
+            if word.startswith(one) and len(word) - len(one) > 4 and two + word[len(one):] in quote and word not in quote:
+                return word
+        if word.endswith("less") and len(word) > 7 and word[:-4] + "ful" in quote and word not in quote:
+            return word  # harmless / harmful
+        if word.endswith("ful") and len(word) > 6 and word[:-3] + "less" in quote and word not in quote:
+            return word
     return ""

@@ -17,7 +17,7 @@ import numpy as np
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -201,6 +201,9 @@ class Judge:
         flipped = opposite_prefix(set(said), set(heard))
         if flipped:
             return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
+        antonym = antonym_clash(set(said), set(heard))
+        if antonym:
+            return SentenceVerdict.CONTRADICTED, f"the quote says '{antonym}'"
         (up, down), (q_up, q_down) = direction(said), direction(heard)
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
