@@ -175,8 +175,9 @@ _FIGURES = re.compile(
 _METRIC = re.compile(
     r"\b(?:scores?|accuracy|accuracies|faster|slower|gains?|improvements?|performance|performs?|rates?|error|latency"
     r"|throughput|metrics?|reduction|sota|state of the art|outperform\w*|pass@\d*)\b"
-    r"|\b(?:pr[ée]cision|performances?|taux|vitesse|genauigkeit|leistung|schneller|rendimiento|tasa|desempe[ñn]o|mejora"
-    r"|precis[ãa]o|desempenho|taxa|melhora|prestazioni)\b"
+    r"|\b(?:pr[ée]cision|performances?|taux|vitesse|exactitude|genauigkeit|leistung|schneller|erfolgsrate|verbesserung"
+    r"|geschwindigkeit|punktzahl|rendimiento|tasa|desempe[ñn]o|mejora|precisi[óo]n|exactitud|velocidad|puntuaci[óo]n"
+    r"|ganancia|precis[ãa]o|desempenho|taxa|melhora|acur[áa]cia|pontua[çc][ãa]o|velocidade|ganho|accuratezza|prestazioni)\b"
     r"|准确率|準確率|精度|加速|提升|提高|性能|成功率|分数|得分|倍|速度|高速化|スコア|向上|정확도|성능|속도|점수",
     re.I,
 )
@@ -248,6 +249,23 @@ def asks_number(question: str) -> bool:
     """A wh-quantity ("how much", "what accuracy", "combien", "多少"): only a number answers it."""
     text = clean_question(question)
     return bool(_QUANTITY.search(text) or _HOW_MANY.search(text))
+
+
+# where one question ends and the next begins: a question mark, or "and" before another wh-word
+_SUB_ASK = re.compile(r"(?<=[?？])\s*|,?\s+and\s+(?=(?:what|what's|whats|which|how|who|where|when|why)\b)", re.I)
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bquantos?\b|\bcu[áa]nt[oa]s\b", re.I)
+
+
+def asks_count(question: str) -> bool:
+    """"How many questions", "combien", "多少道题": a plain count answers it (200 questions), not only a percentage."""
+    text = clean_question(question)
+    return bool(_COUNT.search(text) or _HOW_MANY.search(text))
+
+
+def sub_questions(question: str) -> list[str]:
+    """The asking part's questions, each on its own: "How many tasks? And the best success rate?" asks two things."""
+    parts = [p.strip() for p in _SUB_ASK.split(asking_part(clean_question(question)))]
+    return [p for p in parts if p]
 
 
 def figures_in(question: str) -> list[str]:

@@ -73,3 +73,24 @@ def test_list_gives_one_sentence_per_paper_most_relevant_first():
     assert answer.count("[1]") == 1 and answer.count("[2]") == 1 and "[3]" not in answer
     assert answer.startswith("We introduce Quux")  # it matches more of the question than source 1: the most relevant first
     assert "We propose Zorblax" in answer  # each paper's contribution sentence
+
+
+SEABIRD = (
+    "Surveys of seabird colonies are slow and disturb the birds. We release Seabird, a benchmark of drone images of nesting "
+    "colonies. The benchmark holds 1200 annotated images from 14 colonies on three coasts. We evaluate nine detection "
+    "networks on it. The best network counts nests within 4.5% of manual surveys, while most stay above 20% error."
+)
+BIRDS = [source(1, "b:1", "Seabird", SEABIRD)]
+
+
+def test_each_figure_a_two_part_question_asks_for_is_given():
+    """Two asks, two figures: a plain count (1200 images) answers "how many", though it is no percentage or ratio."""
+    for question in ("How many images are in Seabird? And what error does the best network reach?",
+                     "how many imags does Seabird have and what is the best network's error?"):  # a typo, one sentence
+        answer = MODEL.answer(question, BIRDS, about=("b:1",))
+        assert "1200 annotated images" in answer and "4.5%" in answer, answer
+
+
+def test_a_count_question_in_another_script_gets_the_count():
+    answer = MODEL.answer("Seabird 有多少张图像？最好的网络误差是多少？", BIRDS, about=("b:1",))
+    assert "4.5%" in answer and "1200" in answer, answer

@@ -16,13 +16,14 @@ from functools import lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
+from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, compared, listed, names, one_paper
-from ..questions import answer_kind, asks_figures, is_plural
+from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
-from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles
+from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.textclean import sentence_spans
 
 
@@ -38,6 +39,9 @@ class ExtractiveTuning:
     second_share: float = 0.8
     max_papers: int = 8
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
+
+
+_TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
 
 
 class ExtractiveModel:
@@ -65,6 +69,8 @@ class ExtractiveModel:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
         chosen = self._compose(kind, figures, per_source, about, every, plural)
+        if figures and not plural:
+            chosen += self._each_asked(question, per_source[0], chosen, corpus)
         if not plural:
             chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
@@ -87,6 +93,24 @@ class ExtractiveModel:
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
+    def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None) -> list[Candidate]:
+        """A question that asks for two figures ("How many tasks? And the best success rate?") gets, for each of its
+        questions, the figured sentence sharing most of its words, when the answer has no such sentence yet."""
+        asks = sub_questions(question)
+        figured = [c for c in cands if c.figures]
+        if len(asks) < 2 or not figured:
+            return []
+        more: list[Candidate] = []
+        for ask in asks:
+            overlap = _typo_overlap(ask, [c.text for c in figured], corpus)
+            fresh = [i for i in range(len(figured)) if figured[i] not in chosen + more]
+            best = max(range(len(figured)), key=lambda i: (overlap[i], figured[i].score))
+            if overlap[best] > 0 and figured[best] not in chosen + more:
+                more.append(figured[best])
+            elif not overlap[best] and fresh:  # no word in common (another script): the best figured sentence not yet given
+                more.append(figured[max(fresh, key=lambda i: figured[i].score)])
+        return more
+
     def _complete(self, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
         """A one-paper answer names the paper's method."""
         label = cands[0].source.label
@@ -103,6 +127,7 @@ class ExtractiveModel:
         texts = [text for source_spans in spans for _, _, text in source_spans]
         scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus)))
         t = self.tuning
+        counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
         for source, source_spans in zip(sources, spans):
             roles = self._roles(source.paper_text)
@@ -111,10 +136,11 @@ class ExtractiveModel:
                 sem, lex = next(scores)
                 score = t.semantic_weight * sem + (1 - t.semantic_weight) * lex
                 role = roles.get(start) or roled_sentence(text, start, end, role_of(text, 1, 3, None))
-                if figures and role.figures:
+                figured = role.figures or (counting and states_number(text))
+                if figures and figured:
                     score += t.number_bonus
                 score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
-                found.append(Candidate(source, start, end, text, score, role.role, role.figures, role.negative))
+                found.append(Candidate(source, start, end, text, score, role.role, figured, role.negative))
             per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
         return per_source
 
@@ -150,6 +176,21 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list
     if total <= 0:
         return [0.0] * len(texts)
     return [sum(idf(term) for term in terms & content_terms(text)) / total for text in texts]
+
+
+def _typo_overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list[float]:
+    """Like `_overlap`, a word of five letters or more matching within one edit ("questons" / "questions")."""
+    terms = content_terms(question)
+    idf = corpus.idf if corpus is not None else (lambda term: 1.0)
+    total = sum(idf(term) for term in terms)
+    if total <= 0:
+        return [0.0] * len(texts)
+    shares = []
+    for text in texts:
+        have = content_terms(text)
+        held = [t for t in terms if t in have or (len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have))]
+        shares.append(sum(idf(t) for t in held) / total)
+    return shares
 
 
 def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
