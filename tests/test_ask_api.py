@@ -227,6 +227,8 @@ def test_a_hung_model_holds_a_bounded_share_of_the_server(tmp_path, fake_server)
         assert len(fake_server.requests) == 2
         busy = requests.post(url + "/api/ask", json=ask, timeout=30)
         assert busy.status_code == 503 and busy.json()["error"]["code"] == "model_busy" and busy.headers["Retry-After"]
+        streamed = requests.post(url + "/api/ask/stream", json=ask, timeout=30)  # busy after the headers: said in the event
+        assert "event: error" in streamed.text and '"model_busy"' in streamed.text and '"retry_after"' in streamed.text
         assert requests.get(url + "/healthz", timeout=10).ok
         assert requests.post(url + "/api/search", json={"question": "LLM routers"}, timeout=10).ok
     finally:

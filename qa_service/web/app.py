@@ -247,6 +247,14 @@ def ask() -> Any:
     return jsonify(answer.to_dict())
 
 
+def stream_error(exc: QAError) -> dict:
+    """An error event's body: the headers are long sent, so a time to come back travels in it (`retry_after`, seconds)."""
+    body = exc.to_dict()
+    if exc.retry_after:
+        body["error"]["retry_after"] = exc.retry_after
+    return body
+
+
 @api.post("/api/ask/stream")
 def ask_stream() -> Response:
     """Server-sent events: 'delta' {text} as the answer is written, then 'final' or 'error'."""
@@ -254,7 +262,7 @@ def ask_stream() -> Response:
     return stream_holding_store(event_stream(
         services().answerer.stream(question, k, history, scope=scope),
         write=lambda event: sse(event.name, event.payload()),
-        fail=lambda exc: sse("error", exc.to_dict()),
+        fail=lambda exc: sse("error", stream_error(exc)),
         on_final=observe,
     ))
 
