@@ -5,6 +5,7 @@ import pytest
 from qa_service.service import build_answerer
 from qa_service.store.corpora import Corpora
 
+from qa_service.answering.evidence import corpus_words
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import REFUSAL, RefusalReason, SentenceKind, SentenceVerdict
 from tests.conftest import ROOT, ingested
@@ -63,6 +64,36 @@ def test_a_venue_is_never_an_asked_detail(answerer, question):
 @pytest.mark.parametrize("question", ["Which papers do protein folding?", "Which papers compress images with transformers?"])
 def test_a_neighbouring_topic_is_off_topic(answerer, question):
     assert answerer.ask(question).refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_the_term_test_looks_at_words_some_abstract_uses_as_the_question_spells_them():
+    unseen = {" ", "object"}  # " " stands for a term no abstract uses
+    words = corpus_words("Which papers reduce object hallucination in vision-language models?", lambda t: 4.0 if t in unseen else 1.0)
+    assert words == {"reduc": "reduce", "hallucin": "hallucination", "vision": "vision-language", "languag": "vision-language"}
+
+
+@pytest.fixture(scope="module")
+def term_test(answerer):
+    """The same corpus with the split-term test on (`core_term_gap`, off by default)."""
+    settings = answerer.settings.replace(core_term_gap=0.27)
+    return build_answerer(settings, ExtractiveModel(), Corpora(settings, answerer.corpora.default))
+
+
+def test_a_question_joining_two_papers_topics_is_off_topic_with_the_term_test_on(answerer, term_test):
+    """Floods are own:8's, drones own:7's: the flood paper says nothing near "drone", the sentence test alone lets it through."""
+    question = "Which papers forecast river floods from drone images?"
+    assert answerer.ask(question).refusal_reason is None  # off by default
+    assert term_test.ask(question).refusal_reason is RefusalReason.OFF_TOPIC
+
+
+@pytest.mark.parametrize("question,paper", [
+    ("Which papers track sleep with a smartwatch?", "own:10"),  # "smartwatch" is in no abstract: never the test's term
+    ("Which papers synthesize voices from few recordings?", "own:2"),
+    ("How do drones help survey seabird colonies?", "own:7"),
+])
+def test_the_term_test_keeps_answering_a_paraphrase_of_one_paper(term_test, question, paper):
+    result = term_test.ask(question)
+    assert result.refusal_reason is None and paper in {c.paper_id for c in result.citations}, result.answer
 
 
 @pytest.mark.parametrize("question,detail", [

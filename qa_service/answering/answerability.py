@@ -4,8 +4,9 @@ Every model path (offline extractive or an OpenAI-compatible model) goes through
 before the model is asked. The reasons:
 - off_topic: no retrieved paper clears the relevance bar, and none has a single sentence
   close in meaning to the question (a chunk dilutes a one-sentence match); or the question's
-  core (its rarest content terms and named things) is in no retrieved paper and no sentence is
-  close in meaning: a neighbouring topic is not this one;
+  core (its rarest content terms and named things) is in no retrieved paper and either no sentence is
+  close in meaning or (with `core_term_gap` set) each paper the answer would come from leaves unspoken
+  a term of the question another retrieved paper holds: a neighbouring topic is not this one;
 - not_in_corpus: the question is about a name-shaped thing no abstract mentions;
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
@@ -22,7 +23,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from .evidence import core_terms, has_core, mentions, reports_close
+from .evidence import core_terms, corpus_words, has_core, mentions, reports_close
 from wordfreq import zipf_frequency
 
 from ..config import Settings
@@ -59,7 +60,7 @@ class AnswerabilityJudge:
         unknown = self._unknown(asking, found)
         if unknown and not sure and not (is_plural(question) and relevant):
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(unknown))
-        if not relevant or self._off_core(question, asking, found.hits):
+        if not relevant or self._off_core(question, asking, found.hits, relevant):
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
             return self._about(asking, relevant[:1], found, named=False)
@@ -127,15 +128,35 @@ class AnswerabilityJudge:
         close = sorted((s, i) for i, s in enumerate(scores) if s >= self.settings.sentence_floor)
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
-    def _off_core(self, question: str, asking: str, hits: list[PaperHit]) -> bool:
-        """No retrieved paper (text, title, keywords) holds the question's whole core, and no sentence
-        of theirs is close in meaning: the question is on a neighbouring topic the corpus does not have."""
+    def _off_core(self, question: str, asking: str, hits: list[PaperHit], relevant: list[PaperHit]) -> bool:
+        """No retrieved paper (text, title, keywords) holds the question's whole core, and either no sentence of
+        theirs is close in meaning or the papers the answer would come from leave a term of it unspoken: the
+        question is on a neighbouring topic the corpus does not have."""
         core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
         if not core or self.closeness is None:
             return False
         if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
             return False  # one paper holds the whole core
-        return max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor
+        if max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor:
+            return True
+        return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
+
+    def _unspoken(self, question: str, asking: str, hits: list[PaperHit], papers: list[PaperHit]) -> bool:
+        """The question's terms are split among the retrieved papers: each paper the answer would come from lacks a
+        term another retrieved paper holds, and none of its sentences comes as close (MiniLM) to the term as the
+        question does, by more than `core_term_gap` ("diffusion" asked of a paper on watermarking text)."""
+        assert self.closeness is not None
+        words = corpus_words(asking, self.idf)
+        held = {h.paper_id: {t for t in words if has_core({t}, _evidence(h), self.settings, self._terms)} for h in hits}
+        found = set().union(*held.values())
+        lacking = [sorted(found - held.get(h.paper_id, found)) for h in papers]
+        if not papers or not all(lacking):
+            return False  # a paper holds every term the others hold
+        terms = sorted({t for missing in lacking for t in missing})
+        to_question = dict(zip(terms, self.closeness(question, [words[t] for t in terms])))
+        to_paper = {t: self.closeness(words[t], [h.text for h in papers]) for t in terms}
+        gap = self.settings.core_term_gap
+        return all(any(to_question[t] - to_paper[t][i] > gap for t in missing) for i, missing in enumerate(lacking))
 
     def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
         """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?"""
@@ -160,6 +181,8 @@ class AnswerabilityJudge:
         # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
         return Verdict.yes(ids, every=every)
 
+
+COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")

@@ -9,6 +9,7 @@ exactly or within the typo budget names use. Words that say what is asked for ("
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable
 
 from rapidfuzz import process
@@ -17,7 +18,7 @@ from rapidfuzz.distance import OSA
 from ..config import Settings
 from ..corpus.names import name_key, typo_budget
 from ..corpus.roles import Role, sentence_roles
-from ..store.lexical import content_terms
+from ..store.lexical import content_terms, content_terms_each
 
 # how questions are put, not what they are about (stemmed like the question)
 _ASKING_WORDS = content_terms(
@@ -35,6 +36,23 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
     if not terms:
         return set()
     return set(terms[: max(1, min(most, math.ceil(len(terms) * share)))])
+
+
+_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
+
+
+def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
+    """The question's content terms that some abstract uses, each with the word it came from, for an embedder
+    ("hallucin" -> "hallucination"; a hyphenated word's terms -> the whole word, "vision-language")."""
+    parts = [part for word in _WORD.findall(question.lower()) for part in dict.fromkeys([word, *word.split("-")])]
+    unseen = idf(_UNSEEN)
+    words: dict[str, str] = {}
+    for part, terms in zip(parts, content_terms_each(parts)):
+        for term in sorted(terms - _ASKING_WORDS):
+            if idf(term) < unseen:
+                words.setdefault(term, part)
+    return words
 
 
 def has_core(core: set[str], text: str, settings: Settings, analyse: Callable[[str], set[str]] = content_terms) -> bool:
