@@ -74,15 +74,22 @@ def test_the_term_test_looks_at_words_some_abstract_uses_as_the_question_spells_
 
 @pytest.fixture(scope="module")
 def term_test(answerer):
-    """The same corpus with the split-term test on (`core_term_gap`, off by default)."""
-    settings = answerer.settings.replace(core_term_gap=0.27)
+    """The same corpus with the split-term test on (`core_term_gap` 0.27, the default)."""
+    assert answerer.settings.core_term_gap == 0.27
+    return answerer
+
+
+@pytest.fixture(scope="module")
+def no_term_test(answerer):
+    """The same corpus with the split-term test off (`core_term_gap` 2)."""
+    settings = answerer.settings.replace(core_term_gap=2.0)
     return build_answerer(settings, ExtractiveModel(), Corpora(settings, answerer.corpora.default))
 
 
-def test_a_question_joining_two_papers_topics_is_off_topic_with_the_term_test_on(answerer, term_test):
+def test_a_question_joining_two_papers_topics_is_off_topic_with_the_term_test_on(no_term_test, term_test):
     """Floods are own:8's, drones own:7's: the flood paper says nothing near "drone", the sentence test alone lets it through."""
     question = "Which papers forecast river floods from drone images?"
-    assert answerer.ask(question).refusal_reason is None  # off by default
+    assert no_term_test.ask(question).refusal_reason is None
     assert term_test.ask(question).refusal_reason is RefusalReason.OFF_TOPIC
 
 
