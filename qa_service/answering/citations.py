@@ -11,7 +11,7 @@ thing or the opposite direction, or when another retrieved paper, not the cited 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 
@@ -19,7 +19,7 @@ from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
-from .judging import Finding, Judge, Reads
+from .judging import Finding, Judge, Reads, Tuning
 from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
 
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
@@ -43,15 +43,14 @@ class _Verdict:
 class CitationChecker:
     """Does each claim say what its cited sources say? Figures, names and polarity aligned with the quote."""
 
-    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.75,
-                 hedge_share: float = 0.05, elsewhere_credit: float = 0.5, contradict_share: float = 0.5,
-                 prior_weight: float = 0.5):
-        self.judge = Judge(idf, embed, threshold, hedge_share, elsewhere_credit, contradict_share, prior_weight)
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float | None = None,
+                 tuning: Tuning | None = None):
+        tuning = tuning or Tuning.from_settings(Settings())
+        self.judge = Judge(idf, embed, tuning if threshold is None else replace(tuning, threshold=threshold))
 
     @classmethod
     def from_settings(cls, idf: Callable[[str], float], embed: Embed | None, settings: Settings) -> "CitationChecker":
-        return cls(idf, embed, settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
-                   settings.contradict_share, settings.prior_work_weight)
+        return cls(idf, embed, tuning=Tuning.from_settings(settings))
 
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()

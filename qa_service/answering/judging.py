@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
@@ -31,10 +32,27 @@ _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "o
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
-_SAME_FORM = 5  # two stems that share their first 5 letters and one starts the other are one word's forms
-_PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
-_FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
-_MEANING = 0.5  # MiniLM cosine's weight beside word overlap when re-ranking (the same half as the check before it)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The check's tuning numbers, each a setting (config.py says why)."""
+
+    threshold: float  # support_threshold
+    hedge_share: float  # figure_hedge_share
+    elsewhere_credit: float  # support_elsewhere_credit
+    contradict_share: float
+    prior_weight: float  # prior_work_weight
+    same_form: int  # word_form_prefix
+    pick: int  # quote_candidates
+    figure_hit: float  # quote_figure_weight
+    meaning: float  # quote_meaning_weight
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "Tuning":
+        return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
+                   settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
+                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight)
 
 
 @dataclass
@@ -51,19 +69,20 @@ class Read:
 class Terms(frozenset):
     """A text's word stems, with an index by their first letters for matching a longer or shorter form."""
 
-    def has(self, term: str) -> bool:
-        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
+    def has(self, term: str, same_form: int) -> bool:
+        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference"): one starts the
+        other and they share their first `same_form` letters."""
         if term in self:
             return True
-        if len(term) < _SAME_FORM:
+        if len(term) < same_form:
             return False
         heads = self.__dict__.get("heads")
         if heads is None:
             heads = self.__dict__["heads"] = {}
             for t in self:
-                if len(t) >= _SAME_FORM:
-                    heads.setdefault(t[:_SAME_FORM], []).append(t)
-        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:_SAME_FORM], ()))
+                if len(t) >= same_form:
+                    heads.setdefault(t[:same_form], []).append(t)
+        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:same_form], ()))
 
 
 class Reads:
@@ -114,12 +133,11 @@ class Finding:
 
 
 class Judge:
-    def __init__(self, idf: Callable[[str], float], embed: Embed | None, threshold: float, hedge_share: float,
-                 elsewhere_credit: float, contradict_share: float, prior_weight: float):
-        self.idf, self.embed = idf, embed
-        self.threshold, self.hedge_share = threshold, hedge_share
-        self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
-        self.prior_weight = prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None, tuning: Tuning):
+        self.idf, self.embed, self.tuning = idf, embed, tuning
+        self.threshold, self.hedge_share = tuning.threshold, tuning.hedge_share
+        self.elsewhere_credit, self.contradict_share = tuning.elsewhere_credit, tuning.contradict_share
+        self.prior_weight = tuning.prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
@@ -167,20 +185,21 @@ class Judge:
             return 1.0
         held = 0.0
         for term, weight in terms.items():
-            if quote.has(term):
+            if quote.has(term, self.tuning.same_form):
                 held += weight
-            elif everywhere.has(term):
+            elif everywhere.has(term, self.tuning.same_form):
                 held += self.elsewhere_credit * weight
         return held / total
 
     def _pick(self, claim: str, scored: list[tuple[float, int, int, int, float]], text: str, by_meaning: bool) -> int:
         """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
-        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + _FIGURE_HIT * scored[i][1]))[:_PICK]
+        hit, meaning = self.tuning.figure_hit, self.tuning.meaning
+        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + hit * scored[i][1]))[:self.tuning.pick]
         if self.embed is None or not by_meaning or len(ranked) < 2:
             return ranked[0]
         vectors = self.embed([claim] + [text[scored[i][2]:scored[i][3]] for i in ranked])
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
-        return max(ranked, key=lambda i: scored[i][0] + _FIGURE_HIT * scored[i][1] + _MEANING * max(0.0, closeness[i]))
+        return max(ranked, key=lambda i: scored[i][0] + hit * scored[i][1] + meaning * max(0.0, closeness[i]))
 
     def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
@@ -236,7 +255,7 @@ class Judge:
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
-        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t)]
+        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
@@ -272,7 +291,7 @@ class Judge:
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
         around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
-        return sum(weight for term, weight in near.items() if around.has(term))
+        return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 
 
 def _fold(text: str) -> str:
