@@ -127,3 +127,24 @@ def test_a_sentence_that_speaks_for_both_sources_needs_each_of_them(checker):
     assert [u.verdict.value for u in both.sentences if u.cites] != ["supported"] and not both.grounded
     one = checker.check("HiveNet is validated on the BeeTrack and PollenSet benchmarks [2].", FIELD)
     assert [u.verdict.value for u in one.sentences if u.cites] == ["supported"]
+
+
+# another paper written for these tests: a negated list, and two figures each tied to its own noun
+LOOM = ("We present Loom, a scheduler for LLM serving. Loom needs no extra training data, labelled traces, or manual tuning. "
+        "It gives up to 4.2× lower latency and a 31.5% increase in throughput over the best baseline.")
+LOOMS = [Source(1, "l:1", "Loom", LOOM)]
+
+
+def verdict_of(checker, sentence: str, sources=LOOMS) -> str:
+    (unit,) = [u for u in checker.check(sentence, sources).sentences if u.cites]
+    return unit.verdict.value
+
+
+def test_a_negation_governs_every_item_of_the_list_it_opens(checker):
+    assert verdict_of(checker, "Loom needs labelled traces [1].") == "contradicted"  # the list's second item
+    assert verdict_of(checker, "Loom needs no labelled traces [1].") == "supported"
+
+
+def test_a_figure_given_for_the_thing_another_figure_of_the_quote_is_for_is_a_contradiction(checker):
+    assert verdict_of(checker, "Loom gives a 31.5% reduction in latency [1].") == "contradicted"  # 31.5% is throughput's
+    assert verdict_of(checker, "Loom gives a 31.5% increase in throughput [1].") == "supported"

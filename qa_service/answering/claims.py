@@ -31,6 +31,7 @@ _PRIOR = re.compile(
     r"|\bon the other hand\b|\bunlike\b|\bcompared (?:to|with)\b|\bin contrast\b|\bby contrast\b", re.I)
 _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
+_NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?)\s+|n't\s+", re.I)
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
       "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
@@ -180,12 +181,17 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
     return ""
 
 
-def denied(tokens: list[str], reach: int = 3) -> str:
-    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..."""
-    out: list[str] = []
+def denied(text: str, reach: int = 3) -> str:
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..., and every
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge")."""
+    tokens, out = words(text), []
     for i, t in enumerate(tokens):
         if t in NEGATION or t.endswith("n't"):
             out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
+    for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
+        listed = _LIST.match(text, match.end())
+        if listed:
+            out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)
 
 
@@ -202,10 +208,10 @@ def about_prior_work(text: str) -> bool:
     return bool(_PRIOR.search(text))
 
 
-def negation_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
+def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
     """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
     said, heard = stems(denied(claim)), stems(denied(quote))
-    claim_all, quote_all = stems(" ".join(claim)), stems(" ".join(quote))
+    claim_all, quote_all = stems(claim), stems(quote)
     for word in sorted(heard - said):
         if word in claim_all:
             return word

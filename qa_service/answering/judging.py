@@ -251,7 +251,7 @@ class Judge:
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
         said, heard = words(claim), words(quote)
-        clash = negation_clash(said, heard, reads.stems)
+        clash = negation_clash(claim, quote, reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
@@ -270,9 +270,10 @@ class Judge:
             near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
-            if same:
+            if same:  # another figure of its kind, or of any kind the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
-                for rival in rivals:
+                unclaimed = [g for g in given if g not in same and not any(w.matches(g) for w in wanted)]
+                for rival in rivals + [g for g in unclaimed if g not in rivals]:
                     if self._tie(near, quote, rival, given, reads) > best_same and about:
                         return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
                 continue
