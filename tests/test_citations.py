@@ -143,8 +143,15 @@ def verdict_of(checker, sentence: str, sources=LOOMS) -> str:
 def test_a_negation_governs_every_item_of_the_list_it_opens(checker):
     assert verdict_of(checker, "Loom needs labelled traces [1].") == "contradicted"  # the list's second item
     assert verdict_of(checker, "Loom needs no labelled traces [1].") == "supported"
+    assert verdict_of(checker, "Loom needs no extra training data or labelled traces [1].") == "supported"  # "no X or Y" too
 
 
 def test_a_figure_given_for_the_thing_another_figure_of_the_quote_is_for_is_a_contradiction(checker):
     assert verdict_of(checker, "Loom gives a 31.5% reduction in latency [1].") == "contradicted"  # 31.5% is throughput's
     assert verdict_of(checker, "Loom gives a 31.5% increase in throughput [1].") == "supported"
+
+
+def test_a_clause_joined_to_a_stated_claim_needs_a_sentence_of_its_own(checker):
+    stated = "Loom needs no extra training data or labelled traces"
+    assert verdict_of(checker, f"{stated}, and it runs on phones [1].") == "unverified"  # the quote carries 6 of its 8 words
+    assert verdict_of(checker, f"{stated}, and it is a scheduler for LLM serving [1].") == "supported"  # another sentence says it

@@ -31,6 +31,7 @@ _PRIOR = re.compile(
     r"|\bon the other hand\b|\bunlike\b|\bcompared (?:to|with)\b|\bin contrast\b|\bby contrast\b", re.I)
 _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
+_ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  # what "no"/"without" before it denies
 _NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?)\s+|n't\s+", re.I)
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
@@ -183,13 +184,13 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
 
 def denied(text: str, reach: int = 3) -> str:
     """The words a negation governs: the few longer words after "not", "no", "without", "n't"..., and every
-    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge")."""
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y")."""
     tokens, out = words(text), []
     for i, t in enumerate(tokens):
         if t in NEGATION or t.endswith("n't"):
             out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
     for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
-        listed = _LIST.match(text, match.end())
+        listed = _ALTERNATIVES.match(text, match.end())
         if listed:
             out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)

@@ -9,6 +9,7 @@ most of the claim's idf-weighted words present.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -31,6 +32,11 @@ _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "o
 # hedges a writer adds of their own (the figure check reads the ones before a number)
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+# where a sentence joins a second claim to its first (general English conjunctions)
+_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so)\s+|;\s+|\s+(?:while|whereas)\s+")
+# English prepositions the content-word stop list keeps: "via RL" says what "through RL" does
+_FUNCTION = {"via", "upon", "among", "amongst", "within", "per", "despit", "amid", "toward", "onto", "throughout", "besid",
+             "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea"}
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 
 
@@ -159,7 +165,20 @@ class Judge:
         best = self._pick(claim, scored, text, by_meaning)
         _, _, start, end, coverage = scored[best]
         verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
+        joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        if joined:
+            verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
         return Finding(source, verdict, reason, start, end, coverage)
+
+    def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
+        """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
+        the abstract must carry it, however well the quote carries the rest."""
+        parts = [p.strip() for p in _JOINS.split(claim) if p.strip()]
+        for part in parts if len(parts) > 1 else []:
+            terms = self._terms(part, source, reads)
+            if terms and max(self._coverage(terms, held, read.everywhere) for held in read.terms) < self.threshold:
+                return part
+        return ""
 
     def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
@@ -175,7 +194,7 @@ class Judge:
         light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
-            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
+            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light and t not in _FUNCTION
             and not any(t.startswith(w) for w in _SCAFFOLD)}
         return found
 
@@ -255,7 +274,7 @@ class Judge:
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
-        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t, self.tuning.same_form)]
+        listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
