@@ -155,3 +155,14 @@ def test_a_clause_joined_to_a_stated_claim_needs_a_sentence_of_its_own(checker):
     stated = "Loom needs no extra training data or labelled traces"
     assert verdict_of(checker, f"{stated}, and it runs on phones [1].") == "unverified"  # the quote carries 6 of its 8 words
     assert verdict_of(checker, f"{stated}, and it is a scheduler for LLM serving [1].") == "supported"  # another sentence says it
+
+
+DUNE = ("We introduce DuneNet for sand dune forecasting. DuneNet outperforms WindGAN on the Sahara benchmark, "
+        "while WindGAN is faster to train.")
+DUNES = [Source(1, "d:1", "DuneNet", DUNE)]
+
+
+def test_the_two_sides_of_a_comparison_swapped_are_a_contradiction(checker):
+    assert verdict_of(checker, "WindGAN outperforms DuneNet on the Sahara benchmark [1].", DUNES) == "contradicted"
+    assert verdict_of(checker, "DuneNet outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "supported"
+    assert verdict_of(checker, "WindGAN is outperformed by DuneNet on the Sahara benchmark [1].", DUNES) == "supported"

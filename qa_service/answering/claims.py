@@ -45,6 +45,12 @@ DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased
         "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
         "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
         "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates"}
+# the comparison words that relate two things, one on each side ("X outperforms Y", "X is faster than Y")
+RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "surpass", "surpasses", "surpassed",
+               "surpassing", "exceed", "exceeds", "exceeded", "exceeding", "beat", "beats", "beating", "better",
+               "superior", "stronger", "faster", "higher"}
+RELATION_DOWN = {"underperform", "underperforms", "underperformed", "trail", "trails", "lag", "lags", "worse", "inferior",
+                 "weaker", "slower", "lower"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
@@ -180,6 +186,29 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
         if term in heard and not ways & heard[term]:
             return term
     return ""
+
+
+def swapped(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]], reach: int) -> str:
+    """The two sides of a comparison changed places: "X outperforms Y" where the quote has "Y outperforms X"."""
+    for way, left, right in _relations(claim, stems, reach):
+        for q_way, q_left, q_right in _relations(quote, stems, reach):
+            moved_right, moved_left = (left & q_right) - q_left, (right & q_left) - q_right
+            if way == q_way and moved_right and moved_left:
+                return f"{min(moved_left)}' before '{min(moved_right)}"
+    return ""
+
+
+def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach: int) -> list[tuple[str, set[str], set[str]]]:
+    """Each comparison between two things ("X beats Y", "X is better than Y"): its way, and the words on each side;
+    a passive ("is outperformed by") has its sides the other way round."""
+    found = []
+    for i, t in enumerate(tokens):
+        way = "up" if t in RELATION_UP else "down" if t in RELATION_DOWN else ""
+        if way:
+            left, right = set(stems(" ".join(tokens[max(0, i - reach):i]))), set(stems(" ".join(tokens[i + 1:i + 1 + reach])))
+            passive = tokens[i + 1:i + 2] == ["by"] and t.endswith("ed")
+            found.append((way, right, left) if passive else (way, left, right))
+    return found
 
 
 def denied(text: str, reach: int = 3) -> str:

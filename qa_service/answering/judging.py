@@ -19,7 +19,7 @@ from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, swapped, words
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -53,12 +53,14 @@ class Tuning:
     pick: int  # quote_candidates
     figure_hit: float  # quote_figure_weight
     meaning: float  # quote_meaning_weight
+    reach: int  # comparison_reach
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
         return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
-                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight)
+                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
+                   settings.comparison_reach)
 
 
 @dataclass
@@ -246,6 +248,9 @@ class Judge:
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        reversed_roles = swapped(said, heard, reads.stems, self.tuning.reach)
+        if reversed_roles:
+            return SentenceVerdict.CONTRADICTED, f"the quote has the comparison the other way round ('{reversed_roles}')"
         turned = direction_clash(said, heard, reads.stems)
         if turned:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
