@@ -166,3 +166,11 @@ def test_the_two_sides_of_a_comparison_swapped_are_a_contradiction(checker):
     assert verdict_of(checker, "WindGAN outperforms DuneNet on the Sahara benchmark [1].", DUNES) == "contradicted"
     assert verdict_of(checker, "DuneNet outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "supported"
     assert verdict_of(checker, "WindGAN is outperformed by DuneNet on the Sahara benchmark [1].", DUNES) == "supported"
+
+
+TIDE = [Source(1, "t:1", "Tide", "We present Tide, a router that escalates a query to the large model only when the small model is uncertain.")]
+
+
+def test_the_word_a_claim_ends_on_where_the_quote_ends_on_another_is_not_confirmed(checker):
+    assert verdict_of(checker, "Tide escalates a query to the large model only when the small model is confident [1].", TIDE) == "unverified"
+    assert verdict_of(checker, "Tide sends a query to the large model only when the small model is uncertain [1].", TIDE) == "supported"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import AbstractSet, Callable
 
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
@@ -209,6 +210,19 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
             passive = tokens[i + 1:i + 2] == ["by"] and t.endswith("ed")
             found.append((way, right, left) if passive else (way, left, right))
     return found
+
+
+def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str]]:
+    """The words that end the claim where the quote ends on other words, after at least `frame` tokens the two
+    share ("only when the model is confident" / "... is uncertain"): the complement a sentence asserts. Each
+    is one or two words on either side."""
+    blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+    if len(blocks) < 2:
+        return []
+    (before, b1, b2, _, _), (op, i1, i2, j1, j2) = blocks[-2], blocks[-1]
+    if op == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2 and before == "equal" and b2 - b1 >= frame:
+        return [(" ".join(claim[i1:i2]), " ".join(quote[j1:j2]))]
+    return []
 
 
 def denied(text: str, reach: int = 3) -> str:

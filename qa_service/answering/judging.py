@@ -19,7 +19,7 @@ from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, swapped, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, substituted, swapped, words
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -54,13 +54,14 @@ class Tuning:
     figure_hit: float  # quote_figure_weight
     meaning: float  # quote_meaning_weight
     reach: int  # comparison_reach
+    frame: int  # substitution_frame
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
         return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
-                   settings.comparison_reach)
+                   settings.comparison_reach, settings.substitution_frame)
 
 
 @dataclass
@@ -282,6 +283,10 @@ class Judge:
         listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
+        for mine, theirs in substituted(said, heard, self.tuning.frame):
+            own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
+            if own and reads.stems(theirs) - reads.stems(claim):
+                return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
         extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
