@@ -105,6 +105,8 @@ class Settings:
     quote_meaning_weight: float = _s(0.5, "Weight of MiniLM's cosine beside word overlap when re-ranking the candidate quotes (the same half as the check before it).")
     comparison_reach: int = _s(4, "Words on each side of a comparison word ('X outperforms Y') read as its two sides when checking that the claim has them the same way round as the quote.")
     substitution_frame: int = _s(2, "Tokens a claim and its quote must share just before the words each ends on for those to stand in the same place ('only when the model is confident' / '... uncertain'): a word the abstract lacks there is a detail it does not state.")
+    detail_idf: float = _s(2.0, "A claim word at least this rare (idf over the corpus's chunks) that its cited abstract never uses, in any form, counts toward detail_words.")
+    detail_words: int = _s(2, "This many such rare words absent from the cited abstract make the claim unverified however much else the quote holds: a paraphrase swaps a word, an invented detail ('on robotic control tasks') brings new ones.")
     references: str = _s("full", "How a /v1/chat/completions text answer ends, unless the request's `references` says: full (per cited source its label, title, year, venue, URL and the quoted sentences, which text clients such as llm and LangChain keep), labels ([n] label (paper id) only) or none.")
     api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")
     rate_limit: str = _s("300 per minute", "Per-client budget shared by all /api/* and /v1/* routes (flask-limiter syntax): the page needs a few requests a minute, a script may send 5 a second; empty turns it off.")

@@ -174,3 +174,17 @@ TIDE = [Source(1, "t:1", "Tide", "We present Tide, a router that escalates a que
 def test_the_word_a_claim_ends_on_where_the_quote_ends_on_another_is_not_confirmed(checker):
     assert verdict_of(checker, "Tide escalates a query to the large model only when the small model is confident [1].", TIDE) == "unverified"
     assert verdict_of(checker, "Tide sends a query to the large model only when the small model is uncertain [1].", TIDE) == "supported"
+
+
+def test_two_rare_words_the_abstract_never_uses_are_a_detail_it_does_not_state():
+    rare = CitationChecker(lambda term: 3.0, threshold=0.5)  # every word rare enough to count
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving on edge phones [1].") == "unverified"  # 3 of its 5 words held
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving [1].") == "supported"
+
+
+STORM = [Source(1, "s:1", "Storm", "We present Storm, a federated learner. Its accuracy degrades sharply as the number of clients grows.")]
+
+
+def test_a_thing_said_to_hold_steady_where_the_quote_says_it_changes_is_a_contradiction(checker):
+    assert verdict_of(checker, "Storm's accuracy remains stable as the number of clients grows [1].", STORM) == "contradicted"
+    assert verdict_of(checker, "Storm's accuracy degrades as the number of clients grows [1].", STORM) == "supported"

@@ -52,6 +52,10 @@ RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "su
                "superior", "stronger", "faster", "higher"}
 RELATION_DOWN = {"underperform", "underperforms", "underperformed", "trail", "trails", "lag", "lags", "worse", "inferior",
                  "weaker", "slower", "lower"}
+# a thing said not to change, and the verbs that say it does (general English)
+STEADY = {"stabl", "steadi", "unchang", "constant", "unaffect", "invari", "flat"}  # as stems
+CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctuat", "increas", "grow", "rise", "fall", "shrink",
+          "plummet", "vari"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
@@ -186,6 +190,15 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
     for term, ways in sorted(said.items()):
         if term in heard and not ways & heard[term]:
             return term
+    return ""
+
+
+def steady_clash(claim: AbstractSet[str], quote: AbstractSet[str]) -> str:
+    """The claim says a thing holds steady ("remains stable") where the quote says it changes ("degrades"):
+    both given as word stems."""
+    if claim & STEADY and not quote & STEADY:
+        moved = sorted((quote & CHANGE) - claim)
+        return moved[0] if moved else ""
     return ""
 
 

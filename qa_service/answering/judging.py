@@ -19,13 +19,14 @@ from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, substituted, swapped, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, steady_clash, substituted, swapped, words
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
 # words that say where a claim comes from, not what it claims (general to writing about papers)
 _SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
-             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
+             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also",
+             "argu", "indic", "mention", "say"}
 # light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
 # its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
 _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
@@ -33,10 +34,12 @@ _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "o
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
 # where a sentence joins a second claim to its first (general English conjunctions)
-_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so)\s+|;\s+|\s+(?:while|whereas)\s+")
-# English prepositions the content-word stop list keeps: "via RL" says what "through RL" does
+_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so|(?:al|even )?though)\s+|;\s+|\s+(?:while|whereas)\s+")
+# English function words the content-word stop list keeps: "via RL" says what "through RL" does
 _FUNCTION = {"via", "upon", "among", "amongst", "within", "per", "despit", "amid", "toward", "onto", "throughout", "besid",
-             "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea"}
+             "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea", "whether", "sinc", "though",
+             "although", "yes", "too"}
+_FIGURE_PIECE = re.compile(r"[\d.,]+[kmbt]?")  # what the tokenizer leaves of "9.4K" or "5,040": a figure, checked apart
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 
 
@@ -55,13 +58,15 @@ class Tuning:
     meaning: float  # quote_meaning_weight
     reach: int  # comparison_reach
     frame: int  # substitution_frame
+    detail_idf: float
+    detail_words: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
         return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
-                   settings.comparison_reach, settings.substitution_frame)
+                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words)
 
 
 @dataclass
@@ -197,7 +202,7 @@ class Judge:
         light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
-            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light and t not in _FUNCTION
+            if t not in named and not _FIGURE_PIECE.fullmatch(t) and t not in _HEDGES and t not in light and t not in _FUNCTION
             and not any(t.startswith(w) for w in _SCAFFOLD)}
         return found
 
@@ -249,6 +254,9 @@ class Judge:
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        changes = steady_clash(reads.stems(" ".join(said)), reads.stems(" ".join(heard)))
+        if changes:
+            return SentenceVerdict.CONTRADICTED, f"the quote says it changes ('{changes}') where the sentence says it holds steady"
         reversed_roles = swapped(said, heard, reads.stems, self.tuning.reach)
         if reversed_roles:
             return SentenceVerdict.CONTRADICTED, f"the quote has the comparison the other way round ('{reversed_roles}')"
@@ -280,6 +288,10 @@ class Judge:
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
+        everywhere = reads.abstracts[source.paper_text].everywhere
+        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and not everywhere.has(t, self.tuning.same_form))
+        if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
+            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
         listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
