@@ -188,3 +188,9 @@ STORM = [Source(1, "s:1", "Storm", "We present Storm, a federated learner. Its a
 def test_a_thing_said_to_hold_steady_where_the_quote_says_it_changes_is_a_contradiction(checker):
     assert verdict_of(checker, "Storm's accuracy remains stable as the number of clients grows [1].", STORM) == "contradicted"
     assert verdict_of(checker, "Storm's accuracy degrades as the number of clients grows [1].", STORM) == "supported"
+
+
+def test_a_rare_word_a_preposition_takes_that_the_abstract_never_uses_is_a_detail_it_does_not_state():
+    rare = CitationChecker(lambda term: 3.0, threshold=0.5)
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving in healthcare [1].") == "unverified"  # one new word, after "in"
+    assert verdict_of(rare, "Loom is a scheduler that speeds up LLM serving [1].") == "supported"  # one new word, a verb

@@ -56,6 +56,9 @@ RELATION_DOWN = {"underperform", "underperforms", "underperformed", "trail", "tr
 STEADY = {"stabl", "steadi", "unchang", "constant", "unaffect", "invari", "flat"}  # as stems
 CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctuat", "increas", "grow", "rise", "fall", "shrink",
           "plummet", "vari"}
+PREPOSITIONS = {"in", "on", "for", "at", "across", "under", "over", "from", "into", "onto", "within", "among", "between",
+                "beyond", "via", "through", "towards", "toward", "against", "during", "per", "with", "without", "of"}  # not "to" (to do), "by" (done by)
+ARTICLES = {"a", "an", "the", "its", "their", "this", "these", "each", "every", "all", "both", "such"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
@@ -191,6 +194,17 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
         if term in heard and not ways & heard[term]:
             return term
     return ""
+
+
+def object_words(tokens: list[str]) -> list[str]:
+    """The word each preposition takes, past an article ("on the ImageNet benchmark" -> ImageNet): where a
+    sentence says on what, in what, for whom."""
+    out = []
+    for i, t in enumerate(tokens[:-1]):
+        if t in PREPOSITIONS:
+            j = i + 2 if tokens[i + 1] in ARTICLES and i + 2 < len(tokens) else i + 1
+            out.append(tokens[j])
+    return out
 
 
 def steady_clash(claim: AbstractSet[str], quote: AbstractSet[str]) -> str:

@@ -19,7 +19,7 @@ from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, steady_clash, substituted, swapped, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, object_words, opposite_prefix, steady_clash, substituted, swapped, words
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -292,6 +292,9 @@ class Judge:
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and not everywhere.has(t, self.tuning.same_form))
         if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
+        placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
+        if placed:  # what a preposition takes ("on ImageNet", "in healthcare") is a setting, not a way of saying
+            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{placed[0]}'"
         listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
