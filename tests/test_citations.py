@@ -194,3 +194,9 @@ def test_a_rare_word_a_preposition_takes_that_the_abstract_never_uses_is_a_detai
     rare = CitationChecker(lambda term: 3.0, threshold=0.5)
     assert verdict_of(rare, "Loom is a scheduler for LLM serving in healthcare [1].") == "unverified"  # one new word, after "in"
     assert verdict_of(rare, "Loom is a scheduler that speeds up LLM serving [1].") == "supported"  # one new word, a verb
+
+
+def test_each_stretch_of_a_sentence_is_checked_against_the_source_its_own_marker_names(checker):
+    hive, flock = "HiveNet is validated on the BeeTrack and PollenSet benchmarks", "the controller needs no central coordinator"
+    assert verdict_of(checker, f"{hive} [2], while {flock} [1].", FIELD) == "supported"
+    assert verdict_of(checker, f"{hive} [1], while {flock} [2].", FIELD) == "contradicted"  # each marker on the other's stretch

@@ -89,27 +89,29 @@ class CitationChecker:
             sentence.verdict, sentence.reason = SentenceVerdict.UNCITED, "cites no source"
             return sentence
         others = [s for n, s in by_n.items() if n not in known]
-        found = self._verdict(unit.claim, [by_n[n] for n in known], others, index, reads)
+        own = [(text, [by_n[n] for n in numbers if n in by_n]) for text, numbers in unit.pieces]
+        found = self._verdict(unit.claim, [by_n[n] for n in known], others, index, reads, [p for p in own if p[1]])
         sentence.verdict, sentence.reason, sentence.quotes = found.verdict, found.reason, found.quotes
         result.citations.extend(found.quotes)
         if found.verdict is not SentenceVerdict.SUPPORTED:
             result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
         return sentence
 
-    def _verdict(self, claim: str, cited: list[Source], others: list[Source], index: int, reads: Reads) -> _Verdict:
-        """Each part of the claim carried by one of its cited sources; a claim no cited source carries
-        but another retrieved paper does belongs to that paper."""
-        parts = _parts(claim) if len(cited) > 1 else [claim]
+    def _verdict(self, claim: str, cited: list[Source], others: list[Source], index: int, reads: Reads,
+                 pieces: Sequence[tuple[str, list[Source]]] = ()) -> _Verdict:
+        """Each part of the claim carried by one of its cited sources (a stretch closed by its own markers, by
+        those); a claim no cited source carries but another retrieved paper does belongs to that paper."""
+        parts = list(pieces) if len(pieces) > 1 else [(p, cited) for p in (_parts(claim) if len(cited) > 1 else [claim])]
         best: dict[int, Finding] = {}
         findings: list[Finding] = []
-        for part in parts:
-            options = [self.judge.judge(part, source, reads) for source in cited]
+        for part, sources in parts:
+            options = [self.judge.judge(part, source, reads) for source in sources]
             chosen = max(options, key=Finding.rank)
-            findings.append(chosen)
+            findings.append(self._misplaced(part, chosen, [s for s in cited if s not in sources], reads))
             for option in options:
                 if option.source.n not in best or option.rank() > best[option.source.n].rank():
                     best[option.source.n] = option
-        quotes = [best[s.n].citation(index) for s in cited]
+        quotes = [best[s.n].citation(index) for s in cited if s.n in best]
         if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
             short = next((best[s.n] for s in cited if best[s.n].verdict is not SentenceVerdict.SUPPORTED), None)
             if short is not None:
@@ -127,6 +129,18 @@ class CitationChecker:
                 return _Verdict(SentenceVerdict.CONTRADICTED, f"[{source.n}] states this, not the source it cites", quotes)
         missing = next(f for f in findings if f.verdict is not SentenceVerdict.SUPPORTED)
         return _Verdict(SentenceVerdict.UNVERIFIED, missing.reason, quotes)
+
+
+    def _misplaced(self, part: str, chosen: Finding, elsewhere: list[Source], reads: Reads) -> Finding:
+        """A stretch its own marker's source does not carry but another source the sentence cites does: the
+        markers are on the wrong stretches."""
+        if chosen.verdict is SentenceVerdict.SUPPORTED:
+            return chosen
+        for source in elsewhere:
+            if self.judge.judge(part, source, reads, by_meaning=False).verdict is SentenceVerdict.SUPPORTED:
+                return replace(chosen, verdict=SentenceVerdict.CONTRADICTED,
+                               reason=f"[{source.n}] states this part, not the source its marker names")
+        return chosen
 
 
 def _parts(claim: str) -> list[str]:
