@@ -200,3 +200,12 @@ def test_each_stretch_of_a_sentence_is_checked_against_the_source_its_own_marker
     hive, flock = "HiveNet is validated on the BeeTrack and PollenSet benchmarks", "the controller needs no central coordinator"
     assert verdict_of(checker, f"{hive} [2], while {flock} [1].", FIELD) == "supported"
     assert verdict_of(checker, f"{hive} [1], while {flock} [2].", FIELD) == "contradicted"  # each marker on the other's stretch
+
+
+GRID = [Source(1, "g:1", "Grid", "We present Grid, a weather model. Grid reaches 71.2% accuracy on the Alps set and 64.5% on the Andes set.")]
+
+
+def test_a_table_row_s_figure_is_tied_to_the_row_s_own_cells(checker):
+    table = "| Set | Accuracy |\n|---|---|\n| Andes set | {} [1] |"
+    assert verdict_of(checker, table.format("71.2%"), GRID) == "contradicted"  # the Alps set's figure
+    assert verdict_of(checker, table.format("64.5%"), GRID) == "supported"

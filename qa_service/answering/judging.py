@@ -289,7 +289,9 @@ class Judge:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
         everywhere = reads.abstracts[source.paper_text].everywhere
-        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and not everywhere.has(t, self.tuning.same_form))
+        apart = reads.stems(" ".join(sorted(QUANTIFIERS)))  # checked below, word for word
+        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in apart
+                        and not everywhere.has(t, self.tuning.same_form))
         if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
         placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
@@ -314,9 +316,9 @@ class Judge:
             near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
-            if same:  # another figure of its kind, or of any kind the claim does not give, may be the one for that thing
+            if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
-                unclaimed = [g for g in given if g not in same and not any(w.matches(g) for w in wanted)]
+                unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
                 for rival in rivals + [g for g in unclaimed if g not in rivals]:
                     if self._tie(near, quote, rival, given, reads) > best_same and about:
                         return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"

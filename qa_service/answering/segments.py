@@ -175,7 +175,7 @@ def _unit(text: str, start: int, end: int, structure: str = "") -> Unit:
     claim = MARKER.sub("", written)
     claim = _LIST_ITEM.sub("", claim, count=1) if _LIST_ITEM.match(claim) else claim
     if claim.lstrip().startswith("|"):
-        claim = "; ".join(cell.strip() for cell in claim.strip().strip("|").split("|") if cell.strip())
+        claim = " | ".join(cell.strip() for cell in claim.strip().strip("|").split("|") if cell.strip())
     claim = claim.strip()
     if not structure and claim.rstrip("*_ ").endswith(":"):
         structure = "a lead-in"
