@@ -17,9 +17,10 @@ import numpy as np
 
 from ..config import Settings
 from ..corpus.textclean import sentence_spans
+from .abstracts import Read, Reads, Terms
 from ..records import Citation, SentenceVerdict, Source
-from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, object_words, opposite_prefix, steady_clash, substituted, swapped, words
+from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
+from .polarity import antonym_clash, direction, direction_clash, negation_clash, opposite_prefix, steady_clash, substituted, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -67,65 +68,6 @@ class Tuning:
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words)
-
-
-@dataclass
-class Read:
-    """One abstract as the check reads it, once per check: its sentences, their words and figures."""
-
-    spans: list[tuple[int, int]]
-    terms: list[Terms]
-    everywhere: Terms
-    figures: list[list[Figure]]
-    prior: list[bool]  # the sentence speaks of earlier work
-
-
-class Terms(frozenset):
-    """A text's word stems, with an index by their first letters for matching a longer or shorter form."""
-
-    def has(self, term: str, same_form: int) -> bool:
-        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference"): one starts the
-        other and they share their first `same_form` letters."""
-        if term in self:
-            return True
-        if len(term) < same_form:
-            return False
-        heads = self.__dict__.get("heads")
-        if heads is None:
-            heads = self.__dict__["heads"] = {}
-            for t in self:
-                if len(t) >= same_form:
-                    heads.setdefault(t[:same_form], []).append(t)
-        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:same_form], ()))
-
-
-class Reads:
-    """What one check has read (abstracts, word stems), kept for that check only: one answer's
-    units cite the same few abstracts, and each is read once."""
-
-    def __init__(self, hedge_share: float) -> None:
-        self.abstracts: dict[str, Read] = {}
-        self.terms: dict[tuple[str, str], dict[str, float]] = {}  # (claim, paper label) -> its weighted words
-        self._stems: dict[str, Terms] = {}
-        self._figures: dict[str, list[Figure]] = {}
-        self.hedge_share = hedge_share
-
-    def figures(self, text: str) -> list[Figure]:
-        found = self._figures.get(text)
-        if found is None:
-            found = self._figures[text] = figures(text, self.hedge_share)
-        return found
-
-    def stems_each(self, texts: list[str]) -> list[Terms]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._stems]
-        self._stems.update(zip(missing, map(Terms, content_terms_each(missing))))
-        return [self._stems[t] for t in texts]
-
-    def stems(self, text: str) -> Terms:
-        found = self._stems.get(text)
-        if found is None:
-            found = self._stems[text] = Terms(content_terms(text))
-        return found
 
 
 @dataclass
