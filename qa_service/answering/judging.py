@@ -17,6 +17,7 @@ import numpy as np
 
 from ..config import Settings
 from ..corpus.textclean import sentence_spans
+from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from ..records import Citation, SentenceVerdict, Source
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
@@ -94,6 +95,7 @@ class Judge:
         self.threshold, self.hedge_share = tuning.threshold, tuning.hedge_share
         self.elsewhere_credit, self.contradict_share = tuning.elsewhere_credit, tuning.contradict_share
         self.prior_weight = tuning.prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+        self.quantified = content_terms(" ".join(sorted(QUANTIFIERS)))  # "every", "only": checked word for word, apart
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
@@ -173,8 +175,7 @@ class Judge:
     def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        said, heard = words(claim), words(quote)
-        found = (self._figures(claim, quote, about, reads) or self._opposites(said, heard, about, reads)
+        found = (self._figures(claim, quote, about, reads) or self._opposites(claim, quote, about, reads)
                  or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
         if found is not None:
             return found
@@ -182,10 +183,11 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
         return SentenceVerdict.SUPPORTED, "the cited quote states it"
 
-    def _opposites(self, said: list[str], heard: list[str], about: bool, reads: Reads) -> Problem:
+    def _opposites(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """The quote says the opposite: an un-/in- form, or a comparison pointing the other way."""
         if not about:
             return None
+        said, heard = words(claim), words(quote)
         flipped = opposite_prefix(set(said), set(heard))
         if flipped:
             return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
@@ -196,7 +198,7 @@ class Judge:
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
-        changes = steady_clash(reads.stems(" ".join(said)), reads.stems(" ".join(heard)))
+        changes = steady_clash(reads.stems(claim), reads.stems(quote))
         if changes:
             return SentenceVerdict.CONTRADICTED, f"the quote says it changes ('{changes}') where the sentence says it holds steady"
         reversed_roles = swapped(said, heard, reads.stems, self.tuning.reach)
@@ -231,8 +233,7 @@ class Judge:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
         everywhere = reads.abstracts[source.paper_text].everywhere
-        apart = reads.stems(" ".join(sorted(QUANTIFIERS)))  # checked below, word for word
-        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in apart
+        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified
                         and not everywhere.has(t, self.tuning.same_form))
         if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
