@@ -209,3 +209,11 @@ def test_a_table_row_s_figure_is_tied_to_the_row_s_own_cells(checker):
     table = "| Set | Accuracy |\n|---|---|\n| Andes set | {} [1] |"
     assert verdict_of(checker, table.format("71.2%"), GRID) == "contradicted"  # the Alps set's figure
     assert verdict_of(checker, table.format("64.5%"), GRID) == "supported"
+
+
+def test_a_superlative_the_quote_does_not_say_is_an_overclaim(checker):
+    from qa_service.answering.polarity import superlatives
+
+    assert verdict_of(checker, "Loom is the fastest scheduler for LLM serving [1].") == "unverified"
+    assert verdict_of(checker, "Loom is a scheduler for LLM serving [1].") == "supported"
+    assert superlatives(["the", "largest", "interest", "honest", "easiest", "manifest", "best"], 3.0) == {"largest", "easiest", "best"}

@@ -83,5 +83,6 @@ def test_the_citation_check_takes_each_of_its_tuning_numbers_from_the_settings()
     base = Settings()
     for name in ("support_threshold", "figure_hedge_share", "support_elsewhere_credit", "contradict_share", "prior_work_weight",
                  "word_form_prefix", "quote_candidates", "quote_figure_weight", "quote_meaning_weight", "comparison_reach",
-                 "substitution_frame", "detail_idf", "detail_words"):
+                 "substitution_frame", "detail_idf", "detail_words",
+                 "comparative_zipf"):
         assert Tuning.from_settings(base.replace(**{name: getattr(base, name) * 2})) != Tuning.from_settings(base), name

@@ -21,7 +21,7 @@ from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from ..records import Citation, SentenceVerdict, Source
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
-from .polarity import antonym_clash, direction, direction_clash, negation_clash, opposite_prefix, steady_clash, substituted, swapped
+from .polarity import antonym_clash, direction, direction_clash, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -62,13 +62,15 @@ class Tuning:
     frame: int  # substitution_frame
     detail_idf: float
     detail_words: int
+    comparative_zipf: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
         return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
-                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words)
+                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
+                   settings.comparative_zipf)
 
 
 @dataclass
@@ -247,7 +249,9 @@ class Judge:
             own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
-        extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
+        bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
+        extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
+                       and not (q in ("state-of-the-art", "sota") and bare))
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None

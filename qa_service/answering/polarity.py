@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import AbstractSet, Callable
+
+from wordfreq import zipf_frequency
 
 from .claims import ALTERNATIVES, words
 
@@ -34,6 +37,8 @@ RELATION_DOWN = {"underperform", "underperforms", "underperformed", "trail", "tr
 STEADY = {"stabl", "steadi", "unchang", "constant", "unaffect", "invari", "flat"}  # as stems
 CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctuat", "increas", "grow", "rise", "fall", "shrink",
           "plummet", "vari"}
+# superlatives that no -est rule finds, and the field's own ("state-of-the-art" is "the best yet")
+SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
@@ -183,3 +188,16 @@ def opposite_prefix(claim: set[str], quote: set[str]) -> str:
         if word.endswith("ful") and len(word) > 6 and word[:-3] + "less" in quote and word not in quote:
             return word
     return ""
+
+
+def superlatives(tokens: list[str], comparative_zipf: float) -> set[str]:
+    """The text's superlatives: best/worst/state-of-the-art, and each -est word whose -er form is a common
+    English word (largest/larger, easiest/easier; not interest, honest or manifest)."""
+    return {t for t in tokens if t in SUPERLATIVES or (len(t) > 5 and t.endswith("est") and _comparative(t, comparative_zipf))}
+
+
+@lru_cache(maxsize=4096)
+def _comparative(word: str, comparative_zipf: float) -> bool:
+    stem = word[:-3]
+    forms = {stem + "er", word[:-2] + "r", word[:-4] + "ier" if stem.endswith("i") else ""}
+    return any(form and zipf_frequency(form, "en") >= comparative_zipf for form in forms)
