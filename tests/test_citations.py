@@ -217,3 +217,11 @@ def test_a_superlative_the_quote_does_not_say_is_an_overclaim(checker):
     assert verdict_of(checker, "Loom is the fastest scheduler for LLM serving [1].") == "unverified"
     assert verdict_of(checker, "Loom is a scheduler for LLM serving [1].") == "supported"
     assert superlatives(["the", "largest", "interest", "honest", "easiest", "manifest", "best"], 3.0) == {"largest", "easiest", "best"}
+
+
+DUET = [Source(1, "u:1", "Duet", "We present Duet, an agent pair. In Duet, a planner writes the plan and a critic checks it against the task.")]
+
+
+def test_two_words_of_the_quote_in_each_other_s_place_are_a_contradiction(checker):
+    assert verdict_of(checker, "In Duet, a critic drafts the plan and a planner checks it against the task [1].", DUET) == "contradicted"
+    assert verdict_of(checker, "In Duet, a planner drafts the plan and a critic checks it against the task [1].", DUET) == "supported"

@@ -21,7 +21,7 @@ from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from ..records import Citation, SentenceVerdict, Source
 from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
-from .polarity import antonym_clash, direction, direction_clash, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
+from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -200,6 +200,9 @@ class Judge:
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        one, other = exchanged(said, heard)
+        if one:
+            return SentenceVerdict.CONTRADICTED, f"the sentence has '{one}' and '{other}' in each other's place"
         changes = steady_clash(reads.stems(claim), reads.stems(quote))
         if changes:
             return SentenceVerdict.CONTRADICTED, f"the quote says it changes ('{changes}') where the sentence says it holds steady"
