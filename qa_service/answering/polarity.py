@@ -206,6 +206,6 @@ def _comparative(word: str, comparative_zipf: float) -> bool:
 def exchanged(claim: list[str], quote: list[str]) -> tuple[str, str]:
     """Two words of the quote that the claim, otherwise aligned with it, has in each other's place ("a student
     generates problems and a teacher solves them" for "a teacher generates ... a student solves")."""
-    swaps = {(claim[i1], quote[j1]) for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-             if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1}
+    swaps = {pair for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+             if op == "replace" and i2 - i1 == j2 - j1 <= 2 for pair in zip(claim[i1:i2], quote[j1:j2])}
     return next(((a, b) for a, b in sorted(swaps) if (b, a) in swaps and a < b), ("", ""))
