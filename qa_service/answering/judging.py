@@ -3,8 +3,9 @@ cannot confirm the claim.
 
 Rare-term overlap (and MiniLM, when it is local) picks the quote; the verdict comes from aligning
 the claim with it: each figure found in that quote and tied to the same words, each named thing in
-the source, the same direction of comparison and negation, no "every"/"only" the quote lacks, and
-most of the claim's idf-weighted words present.
+the source, the same direction of comparison and negation and the same sides (polarity.py), no
+"every"/"only"/superlative the quote lacks, no detail the abstract never states (new rare words, a
+joined clause no sentence carries), and most of the claim's idf-weighted words present.
 """
 
 from __future__ import annotations
