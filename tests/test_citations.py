@@ -225,3 +225,9 @@ DUET = [Source(1, "u:1", "Duet", "We present Duet, an agent pair. In Duet, a pla
 def test_two_words_of_the_quote_in_each_other_s_place_are_a_contradiction(checker):
     assert verdict_of(checker, "In Duet, a critic drafts the plan and a planner checks it against the task [1].", DUET) == "contradicted"
     assert verdict_of(checker, "In Duet, a planner drafts the plan and a critic checks it against the task [1].", DUET) == "supported"
+
+
+def test_a_metric_named_with_its_cut_off_is_a_named_thing(checker):
+    coder = [Source(1, "c:1", "Coder", "We present Coder, a code model. Coder reaches 41.5% Pass@1 on HumanEval.")]
+    assert verdict_of(checker, "Coder scores 41.5% Pass@10 on HumanEval [1].", coder) == "unverified"
+    assert verdict_of(checker, "Coder scores 41.5% Pass@1 on HumanEval [1].", coder) == "supported"

@@ -100,7 +100,7 @@ def named_things(text: str) -> set[str]:
     """Name-shaped tokens: inner capitals (CamelCase, GPT-4o), letters with digits (H100), or capitalised
     mid-sentence; the first word of a sentence is a name only if its shape says so."""
     names: set[str] = set()
-    tokens = list(re.finditer(r"[A-Za-z][\w'’-]*[\w]|[A-Za-z]", text))
+    tokens = list(re.finditer(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]", text))  # @: metrics such as Pass@1, Recall@10
     for i, match in enumerate(tokens):
         token = match.group(0).rstrip("'’s") if match.group(0).endswith(("'s", "’s")) else match.group(0)
         inner = any(c.isupper() for c in token[1:]) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
