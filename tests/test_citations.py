@@ -154,6 +154,7 @@ def test_a_figure_given_for_the_thing_another_figure_of_the_quote_is_for_is_a_co
 def test_a_clause_joined_to_a_stated_claim_needs_a_sentence_of_its_own(checker):
     stated = "Loom needs no extra training data or labelled traces"
     assert verdict_of(checker, f"{stated}, and it runs on phones [1].") == "unverified"  # the quote carries 6 of its 8 words
+    assert verdict_of(checker, f"{stated} and it runs on phones [1].") == "unverified"  # "and" before a new subject, no comma
     assert verdict_of(checker, f"{stated}, and it is a scheduler for LLM serving [1].") == "supported"  # another sentence says it
 
 

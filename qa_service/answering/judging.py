@@ -37,7 +37,7 @@ _LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "o
 _HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
            "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
 # where a sentence joins a second claim to its first (general English conjunctions)
-_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so|(?:al|even )?though)\s+|;\s+|\s+(?:while|whereas)\s+")
+_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so|(?:al|even )?though)\s+|;\s+|\s+(?:while|whereas)\s+|\s+and\s+(?=(?:it|they|this|these|its|their)\s)")
 # English function words the content-word stop list keeps: "via RL" says what "through RL" does
 _FUNCTION = {"via", "upon", "among", "amongst", "within", "per", "despit", "amid", "toward", "onto", "throughout", "besid",
              "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea", "whether", "sinc", "though",
