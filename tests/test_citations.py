@@ -232,3 +232,10 @@ def test_a_metric_named_with_its_cut_off_is_a_named_thing(checker):
     coder = [Source(1, "c:1", "Coder", "We present Coder, a code model. Coder reaches 41.5% Pass@1 on HumanEval.")]
     assert verdict_of(checker, "Coder scores 41.5% Pass@10 on HumanEval [1].", coder) == "unverified"
     assert verdict_of(checker, "Coder scores 41.5% Pass@1 on HumanEval [1].", coder) == "supported"
+
+
+def test_avoiding_a_thing_denies_it_and_a_word_used_on_both_sides_of_a_negation_is_not_denied(checker):
+    sere = [Source(1, "e:1", "Sere", "We present Sere, a sparse model server. Sere avoids static expert pruning, skipping experts per batch.")]
+    assert verdict_of(checker, "Sere relies on static expert pruning [1].", sere) == "contradicted"
+    bench = [Source(1, "b:1", "Benchy", "We present Benchy, a benchmark of instructed code editing.")]
+    assert verdict_of(checker, "Benchy evaluates code editing rather than code generation [1].", bench) != "contradicted"

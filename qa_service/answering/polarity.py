@@ -14,7 +14,7 @@ from wordfreq import zipf_frequency
 
 from .claims import ALTERNATIVES, words
 
-_NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?)\s+|n't\s+", re.I)
+_NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
 
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
       "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
@@ -39,7 +39,8 @@ CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctua
           "plummet", "vari"}
 # superlatives that no -est rule finds, and the field's own ("state-of-the-art" is "the best yet")
 SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
-NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks"}
+NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks",
+            "avoid", "avoids", "avoided", "avoiding"}  # "avoids X" says what "without X" does
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
 ANTONYMS = (
@@ -143,15 +144,24 @@ def denied(text: str, reach: int = 3) -> str:
 
 def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
     """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
-    said, heard = stems(denied(claim)), stems(denied(quote))
+    claim_denied, quote_denied = denied(claim), denied(quote)
+    said, heard = stems(claim_denied), stems(quote_denied)
     claim_all, quote_all = stems(claim), stems(quote)
     for word in sorted(heard - said):
-        if word in claim_all:
+        if word in claim_all and not _affirmed(word, quote, quote_denied):
             return word
     for word in sorted(said - heard):
-        if word in quote_all:
+        if word in quote_all and not _affirmed(word, claim, claim_denied):
             return word
     return ""
+
+
+def _affirmed(stem: str, text: str, negated: str) -> bool:
+    """The text also uses the word outside what it denies ("code editing rather than code generation"):
+    it does not deny the word as such."""
+    def count(words_: list[str]) -> int:
+        return sum(w.startswith(stem) for w in words_)
+    return count(words(text)) > count(negated.split())
 
 
 def _forms(word: str) -> set[str]:
