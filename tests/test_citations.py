@@ -239,3 +239,10 @@ def test_avoiding_a_thing_denies_it_and_a_word_used_on_both_sides_of_a_negation_
     assert verdict_of(checker, "Sere relies on static expert pruning [1].", sere) == "contradicted"
     bench = [Source(1, "b:1", "Benchy", "We present Benchy, a benchmark of instructed code editing.")]
     assert verdict_of(checker, "Benchy evaluates code editing rather than code generation [1].", bench) != "contradicted"
+
+
+def test_two_figures_swapped_between_their_things_are_a_contradiction_but_two_listed_together_are_not(checker):
+    orbit = [Source(1, "o:1", "Orbit", "We present Orbit. Orbit gains +3.5% on MATH, +2.9% on HumanEval, and +5.5% on MMLU-Pro. "
+                                       "Frontier models such as Alpha and Beta reach modest baseline scores of 31.1 and 23.4, respectively.")]
+    assert verdict_of(checker, "Orbit gains +3.5% on MATH, +5.5% on HumanEval and +2.9% on MMLU-Pro [1].", orbit) == "contradicted"
+    assert verdict_of(checker, "Alpha and Beta score 31.1 and 23.4 at baseline [1].", orbit) == "supported"

@@ -271,7 +271,8 @@ class Judge:
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
                 unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
                 for rival in rivals + [g for g in unclaimed if g not in rivals]:
-                    if self._tie(near, quote, rival, given, reads) > best_same and about:
+                    if self._tie(near, quote, rival, given, reads) > best_same and about and not self._own(
+                            claim, quote, rival, same, wanted, given, reads):
                         return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
                 continue
             tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
@@ -279,6 +280,17 @@ class Judge:
                 return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
             return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
         return None
+
+    def _own(self, claim: str, quote: str, rival: Figure, same: list[Figure], wanted: list[Figure], given: list[Figure],
+             reads: Reads) -> bool:
+        """The claim gives the rival too, and ties it to the rival's own place better than to this figure's: two
+        figures listed in one breath ("31.1 and 23.4 ... respectively"), not swapped ones."""
+        owner = next((w for w in wanted if w.matches(rival)), None)
+        if owner is None:
+            return False
+        near = self._near(claim, owner, wanted, reads)
+        mine = max(self._tie(near, quote, g, given, reads) for g in given if owner.matches(g))
+        return mine >= max(self._tie(near, quote, g, given, reads) for g in same)
 
     def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
         """The words around the claim's figure, by rarity; a named thing counts twice."""
