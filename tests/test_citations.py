@@ -246,3 +246,8 @@ def test_two_figures_swapped_between_their_things_are_a_contradiction_but_two_li
                                        "Frontier models such as Alpha and Beta reach modest baseline scores of 31.1 and 23.4, respectively.")]
     assert verdict_of(checker, "Orbit gains +3.5% on MATH, +5.5% on HumanEval and +2.9% on MMLU-Pro [1].", orbit) == "contradicted"
     assert verdict_of(checker, "Alpha and Beta score 31.1 and 23.4 at baseline [1].", orbit) == "supported"
+
+
+def test_two_items_of_a_list_in_another_order_are_no_swap(checker):
+    hive = "HiveNet is validated on the PollenSet and BeeTrack benchmarks [2]."  # the abstract lists BeeTrack first
+    assert verdict_of(checker, hive, FIELD) == "supported"
