@@ -251,3 +251,9 @@ def test_two_figures_swapped_between_their_things_are_a_contradiction_but_two_li
 def test_two_items_of_a_list_in_another_order_are_no_swap(checker):
     hive = "HiveNet is validated on the PollenSet and BeeTrack benchmarks [2]."  # the abstract lists BeeTrack first
     assert verdict_of(checker, hive, FIELD) == "supported"
+
+
+def test_an_intensifier_the_quote_gives_no_size_for_is_an_overclaim(checker):
+    assert verdict_of(checker, "Storm's accuracy degrades dramatically as the number of clients grows [1].", STORM) == "supported"  # "sharply"
+    assert verdict_of(checker, "DuneNet dramatically outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "unverified"
+    assert verdict_of(checker, "Loom gives a dramatically higher 31.5% increase in throughput [1].") == "supported"  # a measure is a size

@@ -36,6 +36,10 @@ ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  #
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
                "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
+# adverbs that give a change its size; any one of them in the quote allows another in the claim
+INTENSIFIERS = {"significantly", "substantially", "dramatically", "greatly", "drastically", "vastly", "markedly",
+                "considerably", "remarkably", "massively", "sharply", "hugely", "enormously", "tremendously", "strongly",
+                "precipitously", "sizably", "appreciably"}
 PREPOSITIONS = {"in", "on", "for", "at", "across", "under", "over", "from", "into", "onto", "within", "among", "between",
                 "beyond", "via", "through", "towards", "toward", "against", "during", "per", "with", "without", "of"}  # not "to" (to do), "by" (done by)
 ARTICLES = {"a", "an", "the", "its", "their", "this", "these", "each", "every", "all", "both", "such"}

@@ -21,7 +21,7 @@ from ..corpus.textclean import sentence_spans
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from ..records import Citation, SentenceVerdict, Source
-from .claims import QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
+from .claims import INTENSIFIERS, QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
 from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -253,6 +253,10 @@ class Judge:
             own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
+        sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
+        strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
+        if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
+            return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
                        and not (q in ("state-of-the-art", "sota") and bare))
