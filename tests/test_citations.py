@@ -257,3 +257,8 @@ def test_an_intensifier_the_quote_gives_no_size_for_is_an_overclaim(checker):
     assert verdict_of(checker, "Storm's accuracy degrades dramatically as the number of clients grows [1].", STORM) == "supported"  # "sharply"
     assert verdict_of(checker, "DuneNet dramatically outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "unverified"
     assert verdict_of(checker, "Loom gives a dramatically higher 31.5% increase in throughput [1].") == "supported"  # a measure is a size
+
+
+def test_a_sentence_for_both_sources_needs_each_whole_even_with_a_marker_after_each_name(checker):
+    both = "Both the Flocking study [1] and HiveNet [2] are validated on the BeeTrack and PollenSet benchmarks."
+    assert verdict_of(checker, both, FIELD) != "supported"

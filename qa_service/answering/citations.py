@@ -113,7 +113,8 @@ class CitationChecker:
                     best[option.source.n] = option
         quotes = [best[s.n].citation(index) for s in cited if s.n in best]
         if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
-            short = next((best[s.n] for s in cited if best[s.n].verdict is not SentenceVerdict.SUPPORTED), None)
+            whole = [self.judge.judge(claim, s, reads) for s in cited] if len(parts) > 1 else [best[s.n] for s in cited if s.n in best]
+            short = next((f for f in whole if f.verdict is not SentenceVerdict.SUPPORTED), None)
             if short is not None:
                 verdict = SentenceVerdict.CONTRADICTED if short.verdict is SentenceVerdict.CONTRADICTED else SentenceVerdict.UNVERIFIED
                 return _Verdict(verdict, f"the sentence speaks for every source it cites, and [{short.source.n}] does not state it", quotes)
