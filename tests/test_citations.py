@@ -262,3 +262,16 @@ def test_an_intensifier_the_quote_gives_no_size_for_is_an_overclaim(checker):
 def test_a_sentence_for_both_sources_needs_each_whole_even_with_a_marker_after_each_name(checker):
     both = "Both the Flocking study [1] and HiveNet [2] are validated on the BeeTrack and PollenSet benchmarks."
     assert verdict_of(checker, both, FIELD) != "supported"
+
+
+def test_a_marker_after_the_subject_of_a_one_source_sentence_keeps_the_sentence_whole(checker):
+    from qa_service.answering.segments import pieces
+
+    assert pieces("DuneNet [1] outperforms WindGAN on the Sahara benchmark.") == []
+    assert [n for _, n in pieces("A does x [1], while B does y [2].")] == [[1], [2]]
+
+
+def test_each_of_a_paper_s_own_things_does_not_speak_for_every_source(checker):
+    two = ("The controller accelerates convergence of each flock [1], while HiveNet is validated on the BeeTrack and "
+           "PollenSet benchmarks [2].")
+    assert verdict_of(checker, two, FIELD) == "supported"

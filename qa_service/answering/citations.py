@@ -26,7 +26,8 @@ __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+(?:and|but)\s+(?=[A-Z])|\s+in the (?:first|second)\b")
 # a sentence that speaks for each source it cites: every one of them must state it whole
-_EVERY_SOURCE = re.compile(r"\b(?:both|each|all (?:of )?(?:them|these|three|four|five|the (?:papers|works|methods|studies))|they all|either)\b", re.I)
+_EVERY_SOURCE = re.compile(r"\b(?:both|each (?:of|work|paper|study|method|approach)|all (?:of )?(?:them|these|three|four|five|the "
+                           r"(?:papers|works|methods|studies))|they all|either)\b", re.I)  # not "each block's": a part of one paper
 
 
 def is_refusal(answer: str) -> bool:
@@ -113,7 +114,7 @@ class CitationChecker:
                     best[option.source.n] = option
         quotes = [best[s.n].citation(index) for s in cited if s.n in best]
         if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
-            whole = [self.judge.judge(claim, s, reads) for s in cited] if len(parts) > 1 else [best[s.n] for s in cited if s.n in best]
+            whole = [self.judge.judge(claim, s, reads) for s in cited] if len(pieces) > 1 else [best[s.n] for s in cited if s.n in best]
             short = next((f for f in whole if f.verdict is not SentenceVerdict.SUPPORTED), None)
             if short is not None:
                 verdict = SentenceVerdict.CONTRADICTED if short.verdict is SentenceVerdict.CONTRADICTED else SentenceVerdict.UNVERIFIED

@@ -56,7 +56,7 @@ class Unit:
 
 def pieces(written: str) -> list[tuple[str, list[int]]]:
     """A sentence with markers inside it ("A does x [1], while B does y [2].") cut after each run of them:
-    each stretch with the sources its own markers name. Empty when the markers all close the sentence."""
+    each stretch with the sources its own markers name. Empty when every stretch names the same sources."""
     out: list[tuple[str, list[int]]] = []
     at = 0
     for match in MARKER.finditer(written):
@@ -69,7 +69,7 @@ def pieces(written: str) -> list[tuple[str, list[int]]]:
     tail = written[at:].strip(" .,;")
     if tail:
         out.append((tail, cited(written)))  # words after the last marker: for every source it names
-    return out if len(out) > 1 else []
+    return out if len({tuple(sorted(numbers)) for _, numbers in out}) > 1 else []  # one source throughout: one claim
 
 
 def parse_numbers(marker: str) -> list[int]:
