@@ -43,6 +43,23 @@ INTENSIFIERS = {"significantly", "substantially", "dramatically", "greatly", "dr
 PREPOSITIONS = {"in", "on", "for", "at", "across", "under", "over", "from", "into", "onto", "within", "among", "between",
                 "beyond", "via", "through", "towards", "toward", "against", "during", "per", "with", "without", "of"}  # not "to" (to do), "by" (done by)
 ARTICLES = {"a", "an", "the", "its", "their", "this", "these", "each", "every", "all", "both", "such"}
+# words that say where a claim comes from, not what it claims (general to writing about papers)
+SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
+             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also",
+             "argu", "indic", "mention", "say"}
+# light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
+# its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
+LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
+# hedges a writer adds of their own (the figure check reads the ones before a number)
+HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
+           "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
+# where a sentence joins a second claim to its first (general English conjunctions)
+JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so|(?:al|even )?though)\s+|;\s+|\s+(?:while|whereas)\s+|\s+and\s+(?=(?:it|they|this|these|its|their)\s)")
+# English function words the content-word stop list keeps: "via RL" says what "through RL" does
+FUNCTION_WORDS = {"via", "upon", "among", "amongst", "within", "per", "despit", "amid", "toward", "onto", "throughout", "besid",
+             "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea", "whether", "sinc", "though",
+             "although", "yes", "too"}
+FIGURE_PIECE = re.compile(r"[\d.,]+[kmbt]?")  # what the tokenizer leaves of "9.4K" or "5,040": a figure, checked apart
 
 
 @dataclass(frozen=True)

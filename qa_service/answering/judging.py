@@ -10,7 +10,6 @@ joined clause no sentence carries), and most of the claim's idf-weighted words p
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -18,31 +17,14 @@ import numpy as np
 
 from ..config import Settings
 from ..corpus.textclean import sentence_spans
+from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
-from ..records import Citation, SentenceVerdict, Source
-from .claims import INTENSIFIERS, QUANTIFIERS, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
 from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
-# words that say where a claim comes from, not what it claims (general to writing about papers)
-_SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
-             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also",
-             "argu", "indic", "mention", "say"}
-# light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
-# its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
-_LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
-# hedges a writer adds of their own (the figure check reads the ones before a number)
-_HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
-           "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
-# where a sentence joins a second claim to its first (general English conjunctions)
-_JOINS = re.compile(r",\s+(?:and|but|while|whereas|yet|so|(?:al|even )?though)\s+|;\s+|\s+(?:while|whereas)\s+|\s+and\s+(?=(?:it|they|this|these|its|their)\s)")
-# English function words the content-word stop list keeps: "via RL" says what "through RL" does
-_FUNCTION = {"via", "upon", "among", "amongst", "within", "per", "despit", "amid", "toward", "onto", "throughout", "besid",
-             "along", "alongsid", "beyond", "whilst", "thu", "henc", "therebi", "wherea", "whether", "sinc", "though",
-             "although", "yes", "too"}
-_FIGURE_PIECE = re.compile(r"[\d.,]+[kmbt]?")  # what the tokenizer leaves of "9.4K" or "5,040": a figure, checked apart
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 
 
@@ -128,7 +110,7 @@ class Judge:
     def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
         """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
         the abstract must carry it, however well the quote carries the rest."""
-        parts = [p.strip() for p in _JOINS.split(claim) if p.strip()]
+        parts = [p.strip() for p in JOINS.split(claim) if p.strip()]
         for part in parts if len(parts) > 1 else []:
             terms = self._terms(part, source, reads)
             if terms and max(self._coverage(terms, held, read.everywhere) for held in read.terms) < self.threshold:
@@ -146,11 +128,11 @@ class Judge:
         if known is not None:
             return known
         named = reads.stems(source.label)
-        light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
+        light = LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
-            if t not in named and not _FIGURE_PIECE.fullmatch(t) and t not in _HEDGES and t not in light and t not in _FUNCTION
-            and not any(t.startswith(w) for w in _SCAFFOLD)}
+            if t not in named and not FIGURE_PIECE.fullmatch(t) and t not in HEDGES and t not in light and t not in FUNCTION_WORDS
+            and not any(t.startswith(w) for w in SCAFFOLD)}
         return found
 
     def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
