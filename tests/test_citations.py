@@ -127,3 +127,151 @@ def test_a_sentence_that_speaks_for_both_sources_needs_each_of_them(checker):
     assert [u.verdict.value for u in both.sentences if u.cites] != ["supported"] and not both.grounded
     one = checker.check("HiveNet is validated on the BeeTrack and PollenSet benchmarks [2].", FIELD)
     assert [u.verdict.value for u in one.sentences if u.cites] == ["supported"]
+
+
+# another paper written for these tests: a negated list, and two figures each tied to its own noun
+LOOM = ("We present Loom, a scheduler for LLM serving. Loom needs no extra training data, labelled traces, or manual tuning. "
+        "It gives up to 4.2× lower latency and a 31.5% increase in throughput over the best baseline.")
+LOOMS = [Source(1, "l:1", "Loom", LOOM)]
+
+
+def verdict_of(checker, sentence: str, sources=LOOMS) -> str:
+    (unit,) = [u for u in checker.check(sentence, sources).sentences if u.cites]
+    return unit.verdict.value
+
+
+def test_a_negation_governs_every_item_of_the_list_it_opens(checker):
+    assert verdict_of(checker, "Loom needs labelled traces [1].") == "contradicted"  # the list's second item
+    assert verdict_of(checker, "Loom needs no labelled traces [1].") == "supported"
+    assert verdict_of(checker, "Loom needs no extra training data or labelled traces [1].") == "supported"  # "no X or Y" too
+
+
+def test_a_figure_given_for_the_thing_another_figure_of_the_quote_is_for_is_a_contradiction(checker):
+    assert verdict_of(checker, "Loom gives a 31.5% reduction in latency [1].") == "contradicted"  # 31.5% is throughput's
+    assert verdict_of(checker, "Loom gives a 31.5% increase in throughput [1].") == "supported"
+
+
+def test_a_clause_joined_to_a_stated_claim_needs_a_sentence_of_its_own(checker):
+    stated = "Loom needs no extra training data or labelled traces"
+    assert verdict_of(checker, f"{stated}, and it runs on phones [1].") == "unverified"  # the quote carries 6 of its 8 words
+    assert verdict_of(checker, f"{stated} and it runs on phones [1].") == "unverified"  # "and" before a new subject, no comma
+    assert verdict_of(checker, f"{stated}, and it is a scheduler for LLM serving [1].") == "supported"  # another sentence says it
+
+
+DUNE = ("We introduce DuneNet for sand dune forecasting. DuneNet outperforms WindGAN on the Sahara benchmark, "
+        "while WindGAN is faster to train.")
+DUNES = [Source(1, "d:1", "DuneNet", DUNE)]
+
+
+def test_the_two_sides_of_a_comparison_swapped_are_a_contradiction(checker):
+    assert verdict_of(checker, "WindGAN outperforms DuneNet on the Sahara benchmark [1].", DUNES) == "contradicted"
+    assert verdict_of(checker, "DuneNet outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "supported"
+    assert verdict_of(checker, "WindGAN is outperformed by DuneNet on the Sahara benchmark [1].", DUNES) == "supported"
+
+
+TIDE = [Source(1, "t:1", "Tide", "We present Tide, a router that escalates a query to the large model only when the small model is uncertain.")]
+
+
+def test_the_word_a_claim_ends_on_where_the_quote_ends_on_another_is_not_confirmed(checker):
+    assert verdict_of(checker, "Tide escalates a query to the large model only when the small model is confident [1].", TIDE) == "unverified"
+    assert verdict_of(checker, "Tide sends a query to the large model only when the small model is uncertain [1].", TIDE) == "supported"
+
+
+def test_two_rare_words_the_abstract_never_uses_are_a_detail_it_does_not_state():
+    rare = CitationChecker(lambda term: 3.0, threshold=0.5)  # every word rare enough to count
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving on edge phones [1].") == "unverified"  # 3 of its 5 words held
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving [1].") == "supported"
+
+
+STORM = [Source(1, "s:1", "Storm", "We present Storm, a federated learner. Its accuracy degrades sharply as the number of clients grows.")]
+
+
+def test_a_thing_said_to_hold_steady_where_the_quote_says_it_changes_is_a_contradiction(checker):
+    assert verdict_of(checker, "Storm's accuracy remains stable as the number of clients grows [1].", STORM) == "contradicted"
+    assert verdict_of(checker, "Storm's accuracy degrades as the number of clients grows [1].", STORM) == "supported"
+
+
+def test_a_rare_word_a_preposition_takes_that_the_abstract_never_uses_is_a_detail_it_does_not_state():
+    rare = CitationChecker(lambda term: 3.0, threshold=0.5)
+    assert verdict_of(rare, "Loom is a scheduler for LLM serving in healthcare [1].") == "unverified"  # one new word, after "in"
+    assert verdict_of(rare, "Loom is a scheduler that speeds up LLM serving [1].") == "supported"  # one new word, a verb
+
+
+def test_each_stretch_of_a_sentence_is_checked_against_the_source_its_own_marker_names(checker):
+    hive, flock = "HiveNet is validated on the BeeTrack and PollenSet benchmarks", "the controller needs no central coordinator"
+    assert verdict_of(checker, f"{hive} [2], while {flock} [1].", FIELD) == "supported"
+    assert verdict_of(checker, f"{hive} [1], while {flock} [2].", FIELD) == "contradicted"  # each marker on the other's stretch
+
+
+GRID = [Source(1, "g:1", "Grid", "We present Grid, a weather model. Grid reaches 71.2% accuracy on the Alps set and 64.5% on the Andes set.")]
+
+
+def test_a_table_row_s_figure_is_tied_to_the_row_s_own_cells(checker):
+    table = "| Set | Accuracy |\n|---|---|\n| Andes set | {} [1] |"
+    assert verdict_of(checker, table.format("71.2%"), GRID) == "contradicted"  # the Alps set's figure
+    assert verdict_of(checker, table.format("64.5%"), GRID) == "supported"
+
+
+def test_a_superlative_the_quote_does_not_say_is_an_overclaim(checker):
+    from qa_service.answering.polarity import superlatives
+
+    assert verdict_of(checker, "Loom is the fastest scheduler for LLM serving [1].") == "unverified"
+    assert verdict_of(checker, "Loom is a scheduler for LLM serving [1].") == "supported"
+    assert superlatives(["the", "largest", "interest", "honest", "easiest", "manifest", "best"], 3.0) == {"largest", "easiest", "best"}
+
+
+DUET = [Source(1, "u:1", "Duet", "We present Duet, an agent pair. In Duet, a planner writes the plan and a critic checks it against the task.")]
+
+
+def test_two_words_of_the_quote_in_each_other_s_place_are_a_contradiction(checker):
+    assert verdict_of(checker, "In Duet, a critic drafts the plan and a planner checks it against the task [1].", DUET) == "contradicted"
+    assert verdict_of(checker, "In Duet, a planner drafts the plan and a critic checks it against the task [1].", DUET) == "supported"
+
+
+def test_a_metric_named_with_its_cut_off_is_a_named_thing(checker):
+    coder = [Source(1, "c:1", "Coder", "We present Coder, a code model. Coder reaches 41.5% Pass@1 on HumanEval.")]
+    assert verdict_of(checker, "Coder scores 41.5% Pass@10 on HumanEval [1].", coder) == "unverified"
+    assert verdict_of(checker, "Coder scores 41.5% Pass@1 on HumanEval [1].", coder) == "supported"
+
+
+def test_avoiding_a_thing_denies_it_and_a_word_used_on_both_sides_of_a_negation_is_not_denied(checker):
+    sere = [Source(1, "e:1", "Sere", "We present Sere, a sparse model server. Sere avoids static expert pruning, skipping experts per batch.")]
+    assert verdict_of(checker, "Sere relies on static expert pruning [1].", sere) == "contradicted"
+    bench = [Source(1, "b:1", "Benchy", "We present Benchy, a benchmark of instructed code editing.")]
+    assert verdict_of(checker, "Benchy evaluates code editing rather than code generation [1].", bench) != "contradicted"
+
+
+def test_two_figures_swapped_between_their_things_are_a_contradiction_but_two_listed_together_are_not(checker):
+    orbit = [Source(1, "o:1", "Orbit", "We present Orbit. Orbit gains +3.5% on MATH, +2.9% on HumanEval, and +5.5% on MMLU-Pro. "
+                                       "Frontier models such as Alpha and Beta reach modest baseline scores of 31.1 and 23.4, respectively.")]
+    assert verdict_of(checker, "Orbit gains +3.5% on MATH, +5.5% on HumanEval and +2.9% on MMLU-Pro [1].", orbit) == "contradicted"
+    assert verdict_of(checker, "Alpha and Beta score 31.1 and 23.4 at baseline [1].", orbit) == "supported"
+
+
+def test_two_items_of_a_list_in_another_order_are_no_swap(checker):
+    hive = "HiveNet is validated on the PollenSet and BeeTrack benchmarks [2]."  # the abstract lists BeeTrack first
+    assert verdict_of(checker, hive, FIELD) == "supported"
+
+
+def test_an_intensifier_the_quote_gives_no_size_for_is_an_overclaim(checker):
+    assert verdict_of(checker, "Storm's accuracy degrades dramatically as the number of clients grows [1].", STORM) == "supported"  # "sharply"
+    assert verdict_of(checker, "DuneNet dramatically outperforms WindGAN on the Sahara benchmark [1].", DUNES) == "unverified"
+    assert verdict_of(checker, "Loom gives a dramatically higher 31.5% increase in throughput [1].") == "supported"  # a measure is a size
+
+
+def test_a_sentence_for_both_sources_needs_each_whole_even_with_a_marker_after_each_name(checker):
+    both = "Both the Flocking study [1] and HiveNet [2] are validated on the BeeTrack and PollenSet benchmarks."
+    assert verdict_of(checker, both, FIELD) != "supported"
+
+
+def test_a_marker_after_the_subject_of_a_one_source_sentence_keeps_the_sentence_whole(checker):
+    from qa_service.answering.segments import pieces
+
+    assert pieces("DuneNet [1] outperforms WindGAN on the Sahara benchmark.") == []
+    assert [n for _, n in pieces("A does x [1], while B does y [2].")] == [[1], [2]]
+
+
+def test_each_of_a_paper_s_own_things_does_not_speak_for_every_source(checker):
+    two = ("The controller accelerates convergence of each flock [1], while HiveNet is validated on the BeeTrack and "
+           "PollenSet benchmarks [2].")
+    assert verdict_of(checker, two, FIELD) == "supported"

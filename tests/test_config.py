@@ -75,3 +75,14 @@ def test_redact_url_hides_userinfo_and_query_values(url, shown):
 def test_redact_urls_finds_every_url_in_a_text():
     text = 'POST http://user:hunter2@127.0.0.1:9/v1/?api-key=SECRET42chat "200", then redis://:pw@cache:6379.'
     assert redact_urls(text) == 'POST http://***@127.0.0.1:9/v1/?api-key=*** "200", then redis://***@cache:6379.'
+
+
+def test_the_citation_check_takes_each_of_its_tuning_numbers_from_the_settings():
+    from qa_service.answering.judging import Tuning
+
+    base = Settings()
+    for name in ("support_threshold", "figure_hedge_share", "support_elsewhere_credit", "contradict_share", "prior_work_weight",
+                 "word_form_prefix", "quote_candidates", "quote_figure_weight", "quote_meaning_weight", "comparison_reach",
+                 "substitution_frame", "detail_idf", "detail_words",
+                 "comparative_zipf"):
+        assert Tuning.from_settings(base.replace(**{name: getattr(base, name) * 2})) != Tuning.from_settings(base), name

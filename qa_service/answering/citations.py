@@ -11,7 +11,7 @@ thing or the opposite direction, or when another retrieved paper, not the cited 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 
@@ -19,14 +19,15 @@ from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
-from .judging import Finding, Judge, Reads
+from .judging import Finding, Judge, Reads, Tuning
 from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
 
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 _CLAUSES = re.compile(r",?\s+(?:while|whereas)\s+|;\s+|,\s+(?:and|but)\s+(?=[A-Z])|\s+in the (?:first|second)\b")
 # a sentence that speaks for each source it cites: every one of them must state it whole
-_EVERY_SOURCE = re.compile(r"\b(?:both|each|all (?:of )?(?:them|these|three|four|five|the (?:papers|works|methods|studies))|they all|either)\b", re.I)
+_EVERY_SOURCE = re.compile(r"\b(?:both|each (?:of|work|paper|study|method|approach)|all (?:of )?(?:them|these|three|four|five|the "
+                           r"(?:papers|works|methods|studies))|they all|either)\b", re.I)  # not "each block's": a part of one paper
 
 
 def is_refusal(answer: str) -> bool:
@@ -43,15 +44,14 @@ class _Verdict:
 class CitationChecker:
     """Does each claim say what its cited sources say? Figures, names and polarity aligned with the quote."""
 
-    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float = 0.75,
-                 hedge_share: float = 0.05, elsewhere_credit: float = 0.5, contradict_share: float = 0.5,
-                 prior_weight: float = 0.5):
-        self.judge = Judge(idf, embed, threshold, hedge_share, elsewhere_credit, contradict_share, prior_weight)
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None = None, threshold: float | None = None,
+                 tuning: Tuning | None = None):
+        tuning = tuning or Tuning.from_settings(Settings())
+        self.judge = Judge(idf, embed, tuning if threshold is None else replace(tuning, threshold=threshold))
 
     @classmethod
     def from_settings(cls, idf: Callable[[str], float], embed: Embed | None, settings: Settings) -> "CitationChecker":
-        return cls(idf, embed, settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
-                   settings.contradict_share, settings.prior_work_weight)
+        return cls(idf, embed, tuning=Tuning.from_settings(settings))
 
     def check(self, answer: str, sources: Sequence[Source]) -> CheckedAnswer:
         answer = answer.strip()
@@ -90,29 +90,32 @@ class CitationChecker:
             sentence.verdict, sentence.reason = SentenceVerdict.UNCITED, "cites no source"
             return sentence
         others = [s for n, s in by_n.items() if n not in known]
-        found = self._verdict(unit.claim, [by_n[n] for n in known], others, index, reads)
+        own = [(text, [by_n[n] for n in numbers if n in by_n]) for text, numbers in unit.pieces]
+        found = self._verdict(unit.claim, [by_n[n] for n in known], others, index, reads, [p for p in own if p[1]])
         sentence.verdict, sentence.reason, sentence.quotes = found.verdict, found.reason, found.quotes
         result.citations.extend(found.quotes)
         if found.verdict is not SentenceVerdict.SUPPORTED:
             result.issues.append(CitationIssue(IssueKind.UNSUPPORTED, index, str(known)))
         return sentence
 
-    def _verdict(self, claim: str, cited: list[Source], others: list[Source], index: int, reads: Reads) -> _Verdict:
-        """Each part of the claim carried by one of its cited sources; a claim no cited source carries
-        but another retrieved paper does belongs to that paper."""
-        parts = _parts(claim) if len(cited) > 1 else [claim]
+    def _verdict(self, claim: str, cited: list[Source], others: list[Source], index: int, reads: Reads,
+                 pieces: Sequence[tuple[str, list[Source]]] = ()) -> _Verdict:
+        """Each part of the claim carried by one of its cited sources (a stretch closed by its own markers, by
+        those); a claim no cited source carries but another retrieved paper does belongs to that paper."""
+        parts = list(pieces) if len(pieces) > 1 else [(p, cited) for p in (_parts(claim) if len(cited) > 1 else [claim])]
         best: dict[int, Finding] = {}
         findings: list[Finding] = []
-        for part in parts:
-            options = [self.judge.judge(part, source, reads) for source in cited]
+        for part, sources in parts:
+            options = [self.judge.judge(part, source, reads) for source in sources]
             chosen = max(options, key=Finding.rank)
-            findings.append(chosen)
+            findings.append(self._misplaced(part, chosen, [s for s in cited if s not in sources], reads))
             for option in options:
                 if option.source.n not in best or option.rank() > best[option.source.n].rank():
                     best[option.source.n] = option
-        quotes = [best[s.n].citation(index) for s in cited]
+        quotes = [best[s.n].citation(index) for s in cited if s.n in best]
         if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
-            short = next((best[s.n] for s in cited if best[s.n].verdict is not SentenceVerdict.SUPPORTED), None)
+            whole = [self.judge.judge(claim, s, reads) for s in cited] if len(pieces) > 1 else [best[s.n] for s in cited if s.n in best]
+            short = next((f for f in whole if f.verdict is not SentenceVerdict.SUPPORTED), None)
             if short is not None:
                 verdict = SentenceVerdict.CONTRADICTED if short.verdict is SentenceVerdict.CONTRADICTED else SentenceVerdict.UNVERIFIED
                 return _Verdict(verdict, f"the sentence speaks for every source it cites, and [{short.source.n}] does not state it", quotes)
@@ -128,6 +131,18 @@ class CitationChecker:
                 return _Verdict(SentenceVerdict.CONTRADICTED, f"[{source.n}] states this, not the source it cites", quotes)
         missing = next(f for f in findings if f.verdict is not SentenceVerdict.SUPPORTED)
         return _Verdict(SentenceVerdict.UNVERIFIED, missing.reason, quotes)
+
+
+    def _misplaced(self, part: str, chosen: Finding, elsewhere: list[Source], reads: Reads) -> Finding:
+        """A stretch its own marker's source does not carry but another source the sentence cites does: the
+        markers are on the wrong stretches."""
+        if chosen.verdict is SentenceVerdict.SUPPORTED:
+            return chosen
+        for source in elsewhere:
+            if self.judge.judge(part, source, reads, by_meaning=False).verdict is SentenceVerdict.SUPPORTED:
+                return replace(chosen, verdict=SentenceVerdict.CONTRADICTED,
+                               reason=f"[{source.n}] states this part, not the source its marker names")
+        return chosen
 
 
 def _parts(claim: str) -> list[str]:

@@ -3,8 +3,9 @@ cannot confirm the claim.
 
 Rare-term overlap (and MiniLM, when it is local) picks the quote; the verdict comes from aligning
 the claim with it: each figure found in that quote and tied to the same words, each named thing in
-the source, the same direction of comparison and negation, no "every"/"only" the quote lacks, and
-most of the claim's idf-weighted words present.
+the source, the same direction of comparison and negation and the same sides (polarity.py), no
+"every"/"only"/superlative the quote lacks, no detail the abstract never states (new rare words, a
+joined clause no sentence carries), and most of the claim's idf-weighted words present.
 """
 
 from __future__ import annotations
@@ -14,85 +15,45 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
-from ..store.lexical import content_terms, content_terms_each
-from .claims import QUANTIFIERS, Figure, about_prior_work, antonym_clash, clause, direction_clash, enumerated, variant, direction, figures, named_things, negation_clash, opposite_prefix, words
+from ..store.lexical import content_terms
+from .abstracts import Read, Reads, Terms
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
+from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
-# words that say where a claim comes from, not what it claims (general to writing about papers)
-_SCAFFOLD = {"paper", "abstract", "author", "study", "work", "report", "show", "propos", "introduc", "present",
-             "describ", "find", "word", "result", "experi", "demonstr", "claim", "state", "note", "notabl", "also"}
-# light verbs before a figure: "gives a 3.0x speedup" and "achieves a 3.0x speedup" say the same; the figure and
-# its noun carry the claim (without a figure, "uses X" or "provides X" may be the claim itself)
-_LIGHT = {"give", "get", "make", "use", "reach", "achiev", "yield", "provid", "offer", "obtain", "deliv", "attain"}
-# hedges a writer adds of their own (the figure check reads the ones before a number)
-_HEDGES = {"rough", "about", "approxim", "nearli", "almost", "around", "probabl", "perhap", "seem", "suggest", "appear",
-           "like", "possibl", "may", "might", "could", "somewhat", "essenti", "basic", "overal", "across", "inde"}
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
-_SAME_FORM = 5  # two stems that share their first 5 letters and one starts the other are one word's forms
-_PICK = 3  # candidate quotes MiniLM re-ranks: as many as the check before it embedded, so it costs no more
-_FIGURE_HIT = 0.2  # a candidate quote holding one of the claim's figures ranks as if it held a fifth more of its words
-_MEANING = 0.5  # MiniLM cosine's weight beside word overlap when re-ranking (the same half as the check before it)
 
 
-@dataclass
-class Read:
-    """One abstract as the check reads it, once per check: its sentences, their words and figures."""
+@dataclass(frozen=True)
+class Tuning:
+    """The check's tuning numbers, each a setting (config.py says why)."""
 
-    spans: list[tuple[int, int]]
-    terms: list[Terms]
-    everywhere: Terms
-    figures: list[list[Figure]]
-    prior: list[bool]  # the sentence speaks of earlier work
+    threshold: float  # support_threshold
+    hedge_share: float  # figure_hedge_share
+    elsewhere_credit: float  # support_elsewhere_credit
+    contradict_share: float
+    prior_weight: float  # prior_work_weight
+    same_form: int  # word_form_prefix
+    pick: int  # quote_candidates
+    figure_hit: float  # quote_figure_weight
+    meaning: float  # quote_meaning_weight
+    reach: int  # comparison_reach
+    frame: int  # substitution_frame
+    detail_idf: float
+    detail_words: int
+    comparative_zipf: float
 
-
-class Terms(frozenset):
-    """A text's word stems, with an index by their first letters for matching a longer or shorter form."""
-
-    def has(self, term: str) -> bool:
-        """The word or its longer or shorter form ("speed" / "speedup", "infer" / "inference")."""
-        if term in self:
-            return True
-        if len(term) < _SAME_FORM:
-            return False
-        heads = self.__dict__.get("heads")
-        if heads is None:
-            heads = self.__dict__["heads"] = {}
-            for t in self:
-                if len(t) >= _SAME_FORM:
-                    heads.setdefault(t[:_SAME_FORM], []).append(t)
-        return any(t.startswith(term) or term.startswith(t) for t in heads.get(term[:_SAME_FORM], ()))
-
-
-class Reads:
-    """What one check has read (abstracts, word stems), kept for that check only: one answer's
-    units cite the same few abstracts, and each is read once."""
-
-    def __init__(self, hedge_share: float) -> None:
-        self.abstracts: dict[str, Read] = {}
-        self.terms: dict[tuple[str, str], dict[str, float]] = {}  # (claim, paper label) -> its weighted words
-        self._stems: dict[str, Terms] = {}
-        self._figures: dict[str, list[Figure]] = {}
-        self.hedge_share = hedge_share
-
-    def figures(self, text: str) -> list[Figure]:
-        found = self._figures.get(text)
-        if found is None:
-            found = self._figures[text] = figures(text, self.hedge_share)
-        return found
-
-    def stems_each(self, texts: list[str]) -> list[Terms]:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._stems]
-        self._stems.update(zip(missing, map(Terms, content_terms_each(missing))))
-        return [self._stems[t] for t in texts]
-
-    def stems(self, text: str) -> Terms:
-        found = self._stems.get(text)
-        if found is None:
-            found = self._stems[text] = Terms(content_terms(text))
-        return found
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "Tuning":
+        return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
+                   settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
+                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
+                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
+                   settings.comparative_zipf)
 
 
 @dataclass
@@ -114,12 +75,12 @@ class Finding:
 
 
 class Judge:
-    def __init__(self, idf: Callable[[str], float], embed: Embed | None, threshold: float, hedge_share: float,
-                 elsewhere_credit: float, contradict_share: float, prior_weight: float):
-        self.idf, self.embed = idf, embed
-        self.threshold, self.hedge_share = threshold, hedge_share
-        self.elsewhere_credit, self.contradict_share = elsewhere_credit, contradict_share
-        self.prior_weight = prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+    def __init__(self, idf: Callable[[str], float], embed: Embed | None, tuning: Tuning):
+        self.idf, self.embed, self.tuning = idf, embed, tuning
+        self.threshold, self.hedge_share = tuning.threshold, tuning.hedge_share
+        self.elsewhere_credit, self.contradict_share = tuning.elsewhere_credit, tuning.contradict_share
+        self.prior_weight = tuning.prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+        self.quantified = content_terms(" ".join(sorted(QUANTIFIERS)))  # "every", "only": checked word for word, apart
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
         """The claim against one source; `by_meaning` lets MiniLM re-rank the candidate quotes."""
@@ -141,7 +102,20 @@ class Judge:
         best = self._pick(claim, scored, text, by_meaning)
         _, _, start, end, coverage = scored[best]
         verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
+        joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        if joined:
+            verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
         return Finding(source, verdict, reason, start, end, coverage)
+
+    def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
+        """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
+        the abstract must carry it, however well the quote carries the rest."""
+        parts = [p.strip() for p in JOINS.split(claim) if p.strip()]
+        for part in parts if len(parts) > 1 else []:
+            terms = self._terms(part, source, reads)
+            if terms and max(self._coverage(terms, held, read.everywhere) for held in read.terms) < self.threshold:
+                return part
+        return ""
 
     def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
@@ -154,11 +128,11 @@ class Judge:
         if known is not None:
             return known
         named = reads.stems(source.label)
-        light = _LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
+        light = LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
-            if t not in named and not t.replace(".", "").isdigit() and t not in _HEDGES and t not in light
-            and not any(t.startswith(w) for w in _SCAFFOLD)}
+            if t not in named and not FIGURE_PIECE.fullmatch(t) and t not in HEDGES and t not in light and t not in FUNCTION_WORDS
+            and not any(t.startswith(w) for w in SCAFFOLD)}
         return found
 
     def _coverage(self, terms: dict[str, float], quote: Terms, everywhere: Terms) -> float:
@@ -167,26 +141,26 @@ class Judge:
             return 1.0
         held = 0.0
         for term, weight in terms.items():
-            if quote.has(term):
+            if quote.has(term, self.tuning.same_form):
                 held += weight
-            elif everywhere.has(term):
+            elif everywhere.has(term, self.tuning.same_form):
                 held += self.elsewhere_credit * weight
         return held / total
 
     def _pick(self, claim: str, scored: list[tuple[float, int, int, int, float]], text: str, by_meaning: bool) -> int:
         """The best quote by word overlap and figures found, re-ranked by meaning among the first few."""
-        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + _FIGURE_HIT * scored[i][1]))[:_PICK]
+        hit, meaning = self.tuning.figure_hit, self.tuning.meaning
+        ranked = sorted(range(len(scored)), key=lambda i: -(scored[i][0] + hit * scored[i][1]))[:self.tuning.pick]
         if self.embed is None or not by_meaning or len(ranked) < 2:
             return ranked[0]
         vectors = self.embed([claim] + [text[scored[i][2]:scored[i][3]] for i in ranked])
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
-        return max(ranked, key=lambda i: scored[i][0] + _FIGURE_HIT * scored[i][1] + _MEANING * max(0.0, closeness[i]))
+        return max(ranked, key=lambda i: scored[i][0] + hit * scored[i][1] + meaning * max(0.0, closeness[i]))
 
     def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        said, heard = words(claim), words(quote)
-        found = (self._figures(claim, quote, about, reads) or self._opposites(said, heard, about, reads)
+        found = (self._figures(claim, quote, about, reads) or self._opposites(claim, quote, about, reads)
                  or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
         if found is not None:
             return found
@@ -194,10 +168,11 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, "the cited abstract does not confirm it"
         return SentenceVerdict.SUPPORTED, "the cited quote states it"
 
-    def _opposites(self, said: list[str], heard: list[str], about: bool, reads: Reads) -> Problem:
+    def _opposites(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """The quote says the opposite: an un-/in- form, or a comparison pointing the other way."""
         if not about:
             return None
+        said, heard = words(claim), words(quote)
         flipped = opposite_prefix(set(said), set(heard))
         if flipped:
             return SentenceVerdict.CONTRADICTED, f"the quote says the opposite of '{flipped}'"
@@ -208,6 +183,15 @@ class Judge:
         if ((up - set(heard) and q_down and not q_up and not up & q_up)
                 or (down - set(heard) and q_up and not q_down and not down & q_down)):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
+        one, other = exchanged(said, heard)
+        if one:
+            return SentenceVerdict.CONTRADICTED, f"the sentence has '{one}' and '{other}' in each other's place"
+        changes = steady_clash(reads.stems(claim), reads.stems(quote))
+        if changes:
+            return SentenceVerdict.CONTRADICTED, f"the quote says it changes ('{changes}') where the sentence says it holds steady"
+        reversed_roles = swapped(said, heard, reads.stems, self.tuning.reach)
+        if reversed_roles:
+            return SentenceVerdict.CONTRADICTED, f"the quote has the comparison the other way round ('{reversed_roles}')"
         turned = direction_clash(said, heard, reads.stems)
         if turned:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
@@ -232,14 +216,32 @@ class Judge:
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
         said, heard = words(claim), words(quote)
-        clash = negation_clash(said, heard, reads.stems)
+        clash = negation_clash(claim, quote, reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
-        listed = [t for item in enumerated(claim) for t in reads.stems(item) if t in terms and not held.has(t)]
+        everywhere = reads.abstracts[source.paper_text].everywhere
+        unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified
+                        and not everywhere.has(t, self.tuning.same_form))
+        if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
+            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
+        placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
+        if placed:  # what a preposition takes ("on ImageNet", "in healthcare") is a setting, not a way of saying
+            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{placed[0]}'"
+        listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
-        extra = sorted(q for q in QUANTIFIERS if q in said and q not in heard)
+        for mine, theirs in substituted(said, heard, self.tuning.frame):
+            own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
+            if own and reads.stems(theirs) - reads.stems(claim):
+                return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
+        sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
+        strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
+        if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
+            return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
+        bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
+        extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
+                       and not (q in ("state-of-the-art", "sota") and bare))
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
@@ -251,10 +253,12 @@ class Judge:
             near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
-            if same:
+            if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
-                for rival in rivals:
-                    if self._tie(near, quote, rival, given, reads) > best_same and about:
+                unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
+                for rival in rivals + [g for g in unclaimed if g not in rivals]:
+                    if self._tie(near, quote, rival, given, reads) > best_same and about and not self._own(
+                            claim, quote, rival, same, wanted, given, reads):
                         return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
                 continue
             tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
@@ -262,6 +266,17 @@ class Judge:
                 return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
             return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
         return None
+
+    def _own(self, claim: str, quote: str, rival: Figure, same: list[Figure], wanted: list[Figure], given: list[Figure],
+             reads: Reads) -> bool:
+        """The claim gives the rival too, and ties it to the rival's own place better than to this figure's: two
+        figures listed in one breath ("31.1 and 23.4 ... respectively"), not swapped ones."""
+        owner = next((w for w in wanted if w.matches(rival)), None)
+        if owner is None:
+            return False
+        near = self._near(claim, owner, wanted, reads)
+        mine = max(self._tie(near, quote, g, given, reads) for g in given if owner.matches(g))
+        return mine >= max(self._tie(near, quote, g, given, reads) for g in same)
 
     def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
         """The words around the claim's figure, by rarity; a named thing counts twice."""
@@ -272,7 +287,7 @@ class Judge:
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
         around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
-        return sum(weight for term, weight in near.items() if around.has(term))
+        return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 
 
 def _fold(text: str) -> str:

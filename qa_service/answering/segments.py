@@ -51,6 +51,25 @@ class Unit:
     claim: str = ""  # the words to check: markers, list bullets and table pipes taken out
     cites: list[int] = field(default_factory=list)
     why: str = ""  # for structure: what it is
+    pieces: list[tuple[str, list[int]]] = field(default_factory=list)  # markers inside it: each stretch and its own
+
+
+def pieces(written: str) -> list[tuple[str, list[int]]]:
+    """A sentence with markers inside it ("A does x [1], while B does y [2].") cut after each run of them:
+    each stretch with the sources its own markers name. Empty when every stretch names the same sources."""
+    out: list[tuple[str, list[int]]] = []
+    at = 0
+    for match in MARKER.finditer(written):
+        stretch = written[at:match.start()]
+        if out and not stretch.strip(" ,;"):  # "[1][2]": one run of markers
+            out[-1][1].extend(n for n in parse_numbers(match.group(1)) if n not in out[-1][1])
+        else:
+            out.append((stretch.strip(" ,;"), parse_numbers(match.group(1))))
+        at = match.end()
+    tail = written[at:].strip(" .,;")
+    if tail:
+        out.append((tail, cited(written)))  # words after the last marker: for every source it names
+    return out if len({tuple(sorted(numbers)) for _, numbers in out}) > 1 else []  # one source throughout: one claim
 
 
 def parse_numbers(marker: str) -> list[int]:
@@ -156,8 +175,9 @@ def _unit(text: str, start: int, end: int, structure: str = "") -> Unit:
     claim = MARKER.sub("", written)
     claim = _LIST_ITEM.sub("", claim, count=1) if _LIST_ITEM.match(claim) else claim
     if claim.lstrip().startswith("|"):
-        claim = "; ".join(cell.strip() for cell in claim.strip().strip("|").split("|") if cell.strip())
+        claim = " | ".join(cell.strip() for cell in claim.strip().strip("|").split("|") if cell.strip())
     claim = claim.strip()
     if not structure and claim.rstrip("*_ ").endswith(":"):
         structure = "a lead-in"
-    return Unit(start, end, written, bool(structure), claim, cited(written), structure)
+    inner = pieces(_LIST_ITEM.sub("", written, count=1)) if not structure and not written.lstrip().startswith("|") else []
+    return Unit(start, end, written, bool(structure), claim, cited(written), structure, inner)

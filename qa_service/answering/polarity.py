@@ -1,0 +1,221 @@
+"""Polarity of a claim against its quote: which way a comparison points and between which two sides,
+what a negation denies, antonyms and un-/in- opposites, steady against changing, and the words a
+sentence ends on. Every word class here is general English, not fitted to a corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+from functools import lru_cache
+from typing import AbstractSet, Callable
+
+from wordfreq import zipf_frequency
+
+from .claims import ALTERNATIVES, words
+
+_NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
+
+UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
+      "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
+      "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
+      "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
+      "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
+      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating"}
+DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
+        "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
+        "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
+        "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
+        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates"}
+# the comparison words that relate two things, one on each side ("X outperforms Y", "X is faster than Y")
+RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "surpass", "surpasses", "surpassed",
+               "surpassing", "exceed", "exceeds", "exceeded", "exceeding", "beat", "beats", "beating", "better",
+               "superior", "stronger", "faster", "higher"}
+RELATION_DOWN = {"underperform", "underperforms", "underperformed", "trail", "trails", "lag", "lags", "worse", "inferior",
+                 "weaker", "slower", "lower"}
+# a thing said not to change, and the verbs that say it does (general English)
+STEADY = {"stabl", "steadi", "unchang", "constant", "unaffect", "invari", "flat"}  # as stems
+CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctuat", "increas", "grow", "rise", "fall", "shrink",
+          "plummet", "vari"}
+# superlatives that no -est rule finds, and the field's own ("state-of-the-art" is "the best yet")
+SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
+NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks",
+            "avoid", "avoids", "avoided", "avoiding"}  # "avoids X" says what "without X" does
+# pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
+# is matched with its inflections ("positively", "enables", "offline")
+ANTONYMS = (
+    ("positive", "negative"), ("positively", "negatively"), ("enable", "prevent"), ("online", "offline"),
+    ("static", "dynamic"), ("explicit", "implicit"), ("global", "local"), ("sparse", "dense"), ("early", "late"),
+    ("success", "failure"), ("succeed", "fail"), ("easy", "hard"), ("easier", "harder"), ("simple", "complex"),
+    ("cheap", "expensive"), ("cheaper", "costlier"), ("robust", "fragile"), ("robust", "brittle"), ("robust", "vulnerable"),
+    ("majority", "minority"), ("always", "never"), ("lossless", "lossy"), ("white-box", "black-box"),
+    ("ascent", "descent"), ("forward", "backward"), ("internal", "external"), ("intrinsic", "extrinsic"),
+    ("homogeneous", "heterogeneous"), ("sequential", "parallel"), ("continuous", "discrete"),
+    ("deterministic", "stochastic"), ("include", "exclude"), ("inside", "outside"), ("open-source", "closed-source"),
+    ("accept", "reject"), ("preserve", "destroy"), ("maximum", "minimum"), ("overestimate", "underestimate"),
+)
+
+def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """The comparison words of a text that point up, and those that point down."""
+    return {t for t in tokens if t in UP}, {t for t in tokens if t in DOWN}
+
+
+def directed(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach: int = 2) -> dict[str, set[str]]:
+    """Each word next to a comparison word, and the way it points there: "lower latency" -> latency: down."""
+    out: dict[str, set[str]] = {}
+    for i, t in enumerate(tokens):
+        way = "up" if t in UP else "down" if t in DOWN else ""
+        if way:
+            near = [w for w in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if w not in UP and w not in DOWN]
+            for stem in stems(" ".join(near)):
+                out.setdefault(stem, set()).add(way)
+    return out
+
+
+def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
+    """A thing the claim says goes one way and the quote says goes the other ("smaller than" / "exceeding")."""
+    said, heard = directed(claim, stems), directed(quote, stems)
+    for term, ways in sorted(said.items()):
+        if term in heard and not ways & heard[term]:
+            return term
+    return ""
+
+
+
+def steady_clash(claim: AbstractSet[str], quote: AbstractSet[str]) -> str:
+    """The claim says a thing holds steady ("remains stable") where the quote says it changes ("degrades"):
+    both given as word stems."""
+    if claim & STEADY and not quote & STEADY:
+        moved = sorted((quote & CHANGE) - claim)
+        return moved[0] if moved else ""
+    return ""
+
+
+def swapped(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]], reach: int) -> str:
+    """The two sides of a comparison changed places: "X outperforms Y" where the quote has "Y outperforms X"."""
+    for way, left, right in _relations(claim, stems, reach):
+        for q_way, q_left, q_right in _relations(quote, stems, reach):
+            moved_right, moved_left = (left & q_right) - q_left, (right & q_left) - q_right
+            if way == q_way and moved_right and moved_left:
+                return f"{min(moved_left)}' before '{min(moved_right)}"
+    return ""
+
+
+def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach: int) -> list[tuple[str, set[str], set[str]]]:
+    """Each comparison between two things ("X beats Y", "X is better than Y"): its way, and the words on each side;
+    a passive ("is outperformed by") has its sides the other way round."""
+    found = []
+    for i, t in enumerate(tokens):
+        way = "up" if t in RELATION_UP else "down" if t in RELATION_DOWN else ""
+        if way:
+            left, right = set(stems(" ".join(tokens[max(0, i - reach):i]))), set(stems(" ".join(tokens[i + 1:i + 1 + reach])))
+            passive = tokens[i + 1:i + 2] == ["by"] and t.endswith("ed")
+            found.append((way, right, left) if passive else (way, left, right))
+    return found
+
+
+def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str]]:
+    """The words that end the claim where the quote ends on other words, after at least `frame` tokens the two
+    share ("only when the model is confident" / "... is uncertain"): the complement a sentence asserts. Each
+    is one or two words on either side."""
+    blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+    if len(blocks) < 2:
+        return []
+    (before, b1, b2, _, _), (op, i1, i2, j1, j2) = blocks[-2], blocks[-1]
+    if op == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2 and before == "equal" and b2 - b1 >= frame:
+        return [(" ".join(claim[i1:i2]), " ".join(quote[j1:j2]))]
+    return []
+
+
+def denied(text: str, reach: int = 3) -> str:
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..., and every
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y")."""
+    tokens, out = words(text), []
+    for i, t in enumerate(tokens):
+        if t in NEGATION or t.endswith("n't"):
+            out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
+    for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
+        listed = ALTERNATIVES.match(text, match.end())
+        if listed:
+            out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
+    return " ".join(out)
+
+
+
+def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
+    """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
+    claim_denied, quote_denied = denied(claim), denied(quote)
+    said, heard = stems(claim_denied), stems(quote_denied)
+    claim_all, quote_all = stems(claim), stems(quote)
+    for word in sorted(heard - said):
+        if word in claim_all and not _affirmed(word, quote, quote_denied):
+            return word
+    for word in sorted(said - heard):
+        if word in quote_all and not _affirmed(word, claim, claim_denied):
+            return word
+    return ""
+
+
+def _affirmed(stem: str, text: str, negated: str) -> bool:
+    """The text also uses the word outside what it denies ("code editing rather than code generation"):
+    it does not deny the word as such."""
+    def count(words_: list[str]) -> int:
+        return sum(w.startswith(stem) for w in words_)
+    return count(words(text)) > count(negated.split())
+
+
+def _forms(word: str) -> set[str]:
+    return {word, word + "s", word + "d", word + "ed", word + "es", word + "ly", word.rstrip("e") + "ing",
+            word.rstrip("e") + "ed", word.rstrip("e") + "es"}
+
+
+_OPPOSITE_FORMS = [(_forms(a), _forms(b), a, b) for a, b in ANTONYMS] + [(_forms(b), _forms(a), b, a) for a, b in ANTONYMS]
+
+
+def antonym_clash(claim: set[str], quote: set[str]) -> str:
+    """A word of the claim whose antonym the quote uses, where the quote does not use the word itself
+    ("a negative correlation" for the abstract's "a positive correlation")."""
+    for mine, theirs, word, other in _OPPOSITE_FORMS:
+        if claim & mine and quote & theirs and not quote & mine and not claim & theirs:
+            return f"{other}' where the sentence says '{word}"
+    return ""
+
+
+def opposite_prefix(claim: set[str], quote: set[str]) -> str:
+    """A word of the claim whose un-/in-/non- form is in the quote, or the other way round ("reliable" / "unreliable")."""
+    for word in claim:
+        for prefix in ("un", "in", "non", "non-", "im", "ir", "dis"):
+            if len(word) > 4 and prefix + word in quote and prefix + word not in claim and word not in quote:
+                return word
+            if (word.startswith(prefix) and len(word) - len(prefix) > 4 and word[len(prefix):] in quote
+                    and word[len(prefix):] not in claim and word not in quote):
+                return word
+        for one, two in (("over", "under"), ("under", "over")):  # over-confident / under-confident
+            if word.startswith(one) and len(word) - len(one) > 4 and two + word[len(one):] in quote and word not in quote:
+                return word
+        if word.endswith("less") and len(word) > 7 and word[:-4] + "ful" in quote and word not in quote:
+            return word  # harmless / harmful
+        if word.endswith("ful") and len(word) > 6 and word[:-3] + "less" in quote and word not in quote:
+            return word
+    return ""
+
+
+def superlatives(tokens: list[str], comparative_zipf: float) -> set[str]:
+    """The text's superlatives: best/worst/state-of-the-art, and each -est word whose -er form is a common
+    English word (largest/larger, easiest/easier; not interest, honest or manifest)."""
+    return {t for t in tokens if t in SUPERLATIVES or (len(t) > 5 and t.endswith("est") and _comparative(t, comparative_zipf))}
+
+
+@lru_cache(maxsize=4096)
+def _comparative(word: str, comparative_zipf: float) -> bool:
+    stem = word[:-3]
+    forms = {stem + "er", word[:-2] + "r", word[:-4] + "ier" if stem.endswith("i") else ""}
+    return any(form and zipf_frequency(form, "en") >= comparative_zipf for form in forms)
+
+
+def exchanged(claim: list[str], quote: list[str]) -> tuple[str, str]:
+    """Two words of the quote that the claim, otherwise aligned with it, has in each other's place ("a student
+    generates problems and a teacher solves them" for "a teacher generates ... a student solves")."""
+    swaps = {pair for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+             if op == "replace" and i2 - i1 == j2 - j1 <= 2 for pair in zip(claim[i1:i2], quote[j1:j2])}
+    return next(((a, b) for a, b in sorted(swaps) if (b, a) in swaps and a < b), ("", ""))
