@@ -69,6 +69,14 @@ class IndexCorpus:
                 found[i] = vector
         return found
 
+    def roles(self, text: str) -> Sequence[Any] | None:
+        """The abstract's sentence roles from the sentence file of a corpus open in this process that holds it."""
+        for index in self.corpora.opened():
+            found = index.sentences.roles(text)
+            if found is not None:
+                return found
+        return None
+
     def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
         """Each text's best sentence cosine to the question (vectors are L2-normalised)."""
         spans = [[text[s:e] for s, e in sentence_spans(text)] or [text] for text in texts]
