@@ -129,3 +129,22 @@ def test_a_role_code_round_trips():
                 assert RoledSentence.from_code(3, 9, sentence.code) == sentence
     with pytest.raises(ValueError):
         RoledSentence.from_code(0, 1, 7)
+
+
+def test_a_sentence_that_is_a_whole_chunk_takes_the_chunks_vector(tmp_path):
+    """The same text is the same vector: a one-sentence chunk is not embedded a second time."""
+    seen = []
+
+    class Counting(MiniLMEmbedding):
+        def __call__(self, input):
+            seen.extend(input)
+            return super().__call__(input)
+
+    sentences = SentenceVectors(tmp_path / "s.npz")
+    texts = ["One sentence alone here.", "First of two here. Second of two here."]
+    vectors = sentences.embed_chunks(Counting(), texts)
+    assert sorted(seen) == sorted([*texts, "First of two here.", "Second of two here."])
+    sentences.save()
+    (alone,) = MiniLMEmbedding()(["One sentence alone here."])
+    assert np.allclose(sentences.lookup(["One sentence alone here."])[0], alone, atol=2e-3)
+    assert np.allclose(vectors[0], alone, atol=1e-5)

@@ -65,15 +65,7 @@ class SentenceVectors:
             return np.asarray(embedder(list(texts)), dtype=np.float32)
         spans = [sentence_spans(text) or [(0, len(text))] for text in texts]
         if self.mode == "alone":
-            vectors = np.asarray(embedder(list(texts)), dtype=np.float32)
-            with self._lock:
-                self._load()
-                new = list(dict.fromkeys(text[s:e] for text, ss in zip(texts, spans) for s, e in ss
-                                         if text_key(text[s:e]) not in self._rows and text_key(text[s:e]) not in self._pending))
-            found = embedder(new) if new else []
-            with self._lock:
-                self._pending.update({text_key(t): np.asarray(v, dtype=np.float32) for t, v in zip(new, found)})
-            return vectors
+            return self._alone(embedder, texts, spans)
         pooled, per_span = embedder.with_sentences(list(texts), spans)
         with self._lock:
             for text, text_spans, got in zip(texts, spans, per_span):
@@ -81,6 +73,20 @@ class SentenceVectors:
                     if vector is not None:
                         self._pending[text_key(text[start:end])] = vector
         return np.asarray(pooled, dtype=np.float32)
+
+    def _alone(self, embedder: Any, texts: Sequence[str], spans: list[list[tuple[int, int]]]) -> np.ndarray:
+        """The chunks' vectors; each new sentence embedded on its own, but for one that is a whole chunk: its vector is the chunk's."""
+        vectors = np.asarray(embedder(list(texts)), dtype=np.float32)
+        with self._lock:
+            self._load()
+            new = list(dict.fromkeys(text[s:e] for text, ss in zip(texts, spans) for s, e in ss
+                                     if text_key(text[s:e]) not in self._rows and text_key(text[s:e]) not in self._pending))
+        whole = dict(zip(texts, vectors))
+        rest = [t for t in new if t not in whole]
+        found = dict(zip(rest, embedder(rest) if rest else []))
+        with self._lock:
+            self._pending.update({text_key(t): np.asarray(whole[t] if t in whole else found[t], dtype=np.float32) for t in new})
+        return vectors
 
     def save(self) -> int:
         """Merge what this ingest embedded into the file (written whole, then renamed); returns the sentences kept."""
