@@ -72,7 +72,7 @@ def main() -> None:
                 response = session.post(f"{url}/api/ask", json={"question": question}, timeout=60)
                 times[name].append((time.perf_counter() - started) * 1000)
                 response.raise_for_status()
-                refused[name] += bool(response.json().get("refused"))
+                refused[name] += bool(response.json().get("insufficient_evidence"))
     finally:
         for process, _ in servers.values():
             process.terminate()

@@ -2,7 +2,8 @@
 
     python bench/ingest_modes.py [--papers 500] [--rounds 2] [--old ../old] [--modes off,alone,pooled]
 
-The same synthetic papers (bench/synth.py) are ingested into a fresh data dir by `qa-service ingest`
+The same papers (the seed abstracts, copied with a word unique to each copy in every sentence, or
+bench/synth.py's) are ingested into a fresh data dir by `qa-service ingest`
 in a child process, for each (checkout, `sentence_vectors` mode) in turn and round after round, so
 that every variant meets the same machine load. Reported per variant: wall seconds and the child's
 CPU seconds (user + system, less sensitive to other work on the machine; onnxruntime on one thread by default,
@@ -28,7 +29,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from qa_service.corpus.reading import load_corpus  # noqa: E402
+from qa_service.corpus.textclean import sentence_spans  # noqa: E402
 from tests.synth import generate  # noqa: E402
+
+
+def real_papers(n: int) -> list[dict]:
+    """n papers from the seed abstracts, copied as often as needed, a word unique to each copy put into every
+    sentence: real sentence lengths, and no sentence repeated (the synthetic corpus repeats half of them,
+    which would spare the sentence pass half its work)."""
+    seeds = load_corpus([ROOT / "seeds"])
+    papers = []
+    for i in range(n):
+        text, copy = seeds[i % len(seeds)].text, i // len(seeds)
+        sentences = [text[s:e].split(" ", 1) for s, e in sentence_spans(text)]
+        unique = " ".join(f"{words[0]} v{copy}s{j} {words[1] if len(words) > 1 else ''}".strip() for j, words in enumerate(sentences))
+        papers.append({"id": f"real-{i}", "title": f"Paper {i}", "abstract": unique})
+    return papers
 
 
 def run_ingest(checkout: Path, mode: str, corpus: Path, data: Path, threads: int) -> tuple[float, float]:
@@ -52,10 +69,12 @@ def main() -> None:
     parser.add_argument("--old", type=Path, required=True, help="an older checkout (its `off` is the baseline)")
     parser.add_argument("--modes", default="off,alone,pooled")
     parser.add_argument("--old-modes", default="off,alone")
+    parser.add_argument("--corpus", choices=("real", "synthetic"), default="real",
+                        help="seed abstracts made unique (default), or bench/synth.py's papers")
     parser.add_argument("--threads", type=int, default=1, help="onnxruntime threads (1: CPU time is the work, not spinning)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ingest-modes-"))
-    papers, _ = generate(args.papers)
+    papers = real_papers(args.papers) if args.corpus == "real" else generate(args.papers)[0]
     corpus = work / "papers.jsonl"
     corpus.write_text("".join(json.dumps(p) + "\n" for p in papers), encoding="utf-8")
     variants = [("old", args.old, m) for m in args.old_modes.split(",")] + [("new", ROOT, m) for m in args.modes.split(",")]
@@ -72,7 +91,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     base = figures[f"old {args.old_modes.split(',')[0]}"]
     base_wall, base_cpu = statistics.median(w for w, _ in base), statistics.median(c for _, c in base)
-    print(f"\n{args.papers} papers, {args.rounds} rounds; median, and ratio to old {args.old_modes.split(',')[0]}")
+    print(f"\n{args.papers} {args.corpus} papers, {args.threads} thread(s), {args.rounds} rounds; median, and ratio to old {args.old_modes.split(',')[0]}")
     for key, runs in figures.items():
         wall, cpu = statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
         print(f"{key:12s} wall {wall:6.1f} s ({wall / base_wall:.2f}x)  cpu {cpu:6.1f} s ({cpu / base_cpu:.2f}x)  "
