@@ -15,7 +15,6 @@ Loopback only; bounded; run by hand, never in CI.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess

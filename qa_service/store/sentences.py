@@ -101,7 +101,9 @@ class SentenceVectors:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             partial = self.path.with_name(self.path.name + ".partial")
             with open(partial, "wb") as out:
-                np.savez(out, keys=np.asarray(keys, dtype=np.int64), vectors=matrix, **self._roles.merged(self._pending_roles))
+                role_keys, role_offsets, role_table = self._roles.merged(self._pending_roles)
+                np.savez(out, keys=np.asarray(keys, dtype=np.int64), vectors=matrix, role_rules=np.asarray(RULES_VERSION),
+                         role_keys=role_keys, role_offsets=role_offsets, role_table=role_table)
             os.replace(partial, self.path)
             self._pending.clear()
             self._pending_roles.clear()
@@ -187,11 +189,11 @@ class Roles:
         row = self.rows.get(key)
         return None if row is None else self.table[self.offsets[row] : self.offsets[row + 1]]
 
-    def merged(self, pending: dict[int, np.ndarray]) -> dict[str, np.ndarray]:
-        """These roles and the pending ones (which win), as the arrays save() writes."""
+    def merged(self, pending: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """These roles and the pending ones (which win): the keys, offsets and table save() writes."""
         tables = {key: self.table[self.offsets[row] : self.offsets[row + 1]] for key, row in self.rows.items()}
         tables.update(pending)
         counts = [len(t) for t in tables.values()]
         table = np.concatenate(list(tables.values())) if tables else np.zeros((0, 3), dtype=np.int32)
-        return {"role_rules": np.asarray(RULES_VERSION), "role_keys": np.asarray(list(tables), dtype=np.int64), "role_table": table.astype(np.int32),
-                "role_offsets": np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)}
+        return (np.asarray(list(tables), dtype=np.int64), np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+                table.astype(np.int32))
