@@ -148,3 +148,19 @@ def test_a_sentence_that_is_a_whole_chunk_takes_the_chunks_vector(tmp_path):
     (alone,) = MiniLMEmbedding()(["One sentence alone here."])
     assert np.allclose(sentences.lookup(["One sentence alone here."])[0], alone, atol=2e-3)
     assert np.allclose(vectors[0], alone, atol=1e-5)
+
+
+def test_an_answer_embeds_its_question_once(tmp_path):
+    """Retrieval embeds the question; the answer's sentence choice takes it from the query cache, not a second run."""
+    seen = []
+
+    class Counting(MiniLMEmbedding):
+        def __call__(self, input):
+            seen.extend(input)
+            return super().__call__(input)
+
+    index = ingested(tmp_path / "data", OWN)
+    index.embedder = Counting()
+    answerer = build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+    result = answerer.ask("How does Zorblax do on MMLU?")
+    assert result.citations and seen == ["How does Zorblax do on MMLU?"]

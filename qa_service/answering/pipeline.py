@@ -42,7 +42,9 @@ class IndexCorpus:
 
     def __init__(self, corpora: Corpora, cache_size: int):
         self.corpora = corpora
-        self._embed = corpora.default.local_embed()
+        embed = corpora.default.local_embed()
+        # through the query cache: retrieval embedded the question a moment ago, and an answer embeds only its question
+        self._embed = getattr(embed, "embed_query", embed)
         self._cache = VectorCache(cache_size)
         self.local = self._embed is not None
 
