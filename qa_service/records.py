@@ -468,11 +468,15 @@ class Usage:
 
 
 class CorpusView(Protocol):
-    """What an answerer may learn about the corpus: term rarity and (optionally) embeddings."""
+    """What an answerer may learn about the corpus: term rarity, (optionally) embeddings, and the sentence roles the ingest kept."""
 
     def idf(self, term: str) -> float: ...
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None: ...
+
+    def roles(self, text: str) -> Sequence[Any] | None:
+        """The abstract's sentences with their roles (corpus/roles.RoledSentence) as stored at ingest; None: derive them."""
+        ...
 
 
 @dataclass

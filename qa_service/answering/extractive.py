@@ -130,7 +130,7 @@ class ExtractiveModel:
         counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
         for source, source_spans in zip(sources, spans):
-            roles = self._roles(source.paper_text)
+            roles = self._roles_of(source.paper_text, corpus)
             found = []
             for start, end, text in source_spans:
                 sem, lex = next(scores)
@@ -143,6 +143,11 @@ class ExtractiveModel:
                 found.append(Candidate(source, start, end, text, score, role.role, figured, role.negative))
             per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
         return per_source
+
+    def _roles_of(self, paper_text: str, corpus: CorpusView | None) -> dict[int, RoledSentence]:
+        """Each sentence's role by where it starts: as the ingest stored it, else derived (a store made before roles were kept)."""
+        stored = corpus.roles(paper_text) if corpus is not None else None
+        return {r.start: r for r in stored} if stored is not None else self._roles(paper_text)
 
     def _reply(self, request: ModelRequest) -> str:
         if request.task == "rewrite":

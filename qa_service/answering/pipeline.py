@@ -42,7 +42,9 @@ class IndexCorpus:
 
     def __init__(self, corpora: Corpora, cache_size: int):
         self.corpora = corpora
-        self._embed = corpora.default.local_embed()
+        embed = corpora.default.local_embed()
+        # through the query cache: retrieval embedded the question a moment ago, and an answer embeds only its question
+        self._embed = getattr(embed, "embed_query", embed)
         self._cache = VectorCache(cache_size)
         self.local = self._embed is not None
 
@@ -68,6 +70,14 @@ class IndexCorpus:
             for i, vector in zip(wanted, index.sentences.lookup([texts[i] for i in wanted])):
                 found[i] = vector
         return found
+
+    def roles(self, text: str) -> Sequence[Any] | None:
+        """The abstract's sentence roles from the sentence file of a corpus open in this process that holds it."""
+        for index in self.corpora.opened():
+            found = index.sentences.roles(text)
+            if found is not None:
+                return found
+        return None
 
     def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
         """Each text's best sentence cosine to the question (vectors are L2-normalised)."""

@@ -9,10 +9,13 @@ and HCI as well as machine learning.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from enum import Enum
+from pathlib import Path
 
+from . import textclean
 from .textclean import sentence_spans
 
 
@@ -35,6 +38,32 @@ class RoledSentence:
     role: Role
     figures: bool = False  # states a figure: a count, a percentage, a ratio, a number with a unit (not a year or a name's digit)
     negative: bool = False  # reports a failure, a weakness or a low score
+
+    @property
+    def code(self) -> int:
+        """Role, figures and negative in one small int (what the ingest stores per sentence)."""
+        return _ROLES.index(self.role) | self.figures << 3 | self.negative << 4
+
+    @staticmethod
+    def from_code(start: int, end: int, code: int) -> RoledSentence:
+        """The sentence `code` describes; a code no version wrote raises ValueError."""
+        if code & 7 >= len(_ROLES) or code >> 5:
+            raise ValueError(f"no sentence role has the code {code}")
+        return RoledSentence(start, end, _ROLES[code & 7], bool(code & 8), bool(code & 16))
+
+
+_ROLES = tuple(Role)  # a role's code is its place here: append new roles, never reorder
+
+
+def _rules_version() -> str:
+    """A fingerprint of the rules (this module and the sentence splitter): roles stored under another are derived anew."""
+    digest = hashlib.blake2b(digest_size=8)
+    for module in (__file__, textclean.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()
+
+
+RULES_VERSION = _rules_version()
 
 
 # a figure: a percentage, a ratio, a decimal, a number with a unit or next to a comparison; not a year, a

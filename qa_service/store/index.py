@@ -192,7 +192,8 @@ class Index:
         `rebuild`: every paper embedded anew, into collections made anew (a vector index that lost its files)."""
         with self.writer(on_wait):
             summary = ingest(self.store, papers, self.encoder, self.settings.ingest_batch_papers, sync, progress, hooks, rebuild)
-            self.sentences.save()  # the sentence vectors the chunk pass gave, beside BM25
+            self.sentences.keep_roles(p.text for p in papers)  # each abstract's sentence roles, unless the file has them
+            self.sentences.save()  # the sentence vectors the chunk pass gave, and the roles, beside BM25
         self._stats = None
         return summary
 
