@@ -34,6 +34,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh2_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh3_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh4_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
