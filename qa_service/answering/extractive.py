@@ -102,7 +102,7 @@ class ExtractiveModel:
             return []
         more: list[Candidate] = []
         for ask in asks:
-            overlap = _typo_overlap(ask, [c.text for c in figured], corpus)
+            overlap = _overlap(ask, [c.text for c in figured], corpus, typos=True)
             fresh = [i for i in range(len(figured)) if figured[i] not in chosen + more]
             best = max(range(len(figured)), key=lambda i: (overlap[i], figured[i].score))
             if overlap[best] > 0 and figured[best] not in chosen + more:
@@ -173,18 +173,9 @@ def _cosines(question: str, texts: list[str], corpus: CorpusView | None) -> list
     return [max(0.0, float(v)) for v in matrix[1:] @ matrix[0]]
 
 
-def _overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list[float]:
-    """Share of the question's idf weight each sentence contains."""
-    terms = content_terms(question)
-    idf = corpus.idf if corpus is not None else (lambda term: 1.0)
-    total = sum(idf(term) for term in terms)
-    if total <= 0:
-        return [0.0] * len(texts)
-    return [sum(idf(term) for term in terms & content_terms(text)) / total for text in texts]
-
-
-def _typo_overlap(question: str, texts: list[str], corpus: CorpusView | None) -> list[float]:
-    """Like `_overlap`, a word of five letters or more matching within one edit ("questons" / "questions")."""
+def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False) -> list[float]:
+    """Share of the question's idf weight each sentence contains; with `typos`, a word of five letters or
+    more matches within one edit ("questons" / "questions")."""
     terms = content_terms(question)
     idf = corpus.idf if corpus is not None else (lambda term: 1.0)
     total = sum(idf(term) for term in terms)
@@ -193,7 +184,9 @@ def _typo_overlap(question: str, texts: list[str], corpus: CorpusView | None) ->
     shares = []
     for text in texts:
         have = content_terms(text)
-        held = [t for t in terms if t in have or (len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have))]
+        held = terms & have
+        if typos:
+            held |= {t for t in terms - have if len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have)}
         shares.append(sum(idf(t) for t in held) / total)
     return shares
 
