@@ -275,3 +275,12 @@ def test_each_of_a_paper_s_own_things_does_not_speak_for_every_source(checker):
     two = ("The controller accelerates convergence of each flock [1], while HiveNet is validated on the BeeTrack and "
            "PollenSet benchmarks [2].")
     assert verdict_of(checker, two, FIELD) == "supported"
+
+
+def test_a_bold_line_on_its_own_is_a_heading_not_an_uncited_claim(checker):
+    answer = "**Key findings**\nThe controller lowers collisions by 15-46% across three wind settings [1].\n\n__Results:__\n\n**In short:** it helps [1]."
+    result = checker.check(answer, FIELD)
+    units = {u.text: u for u in result.sentences}
+    assert units["**Key findings**"].kind.value == "structure" and units["__Results:__"].kind.value == "structure"
+    assert units["**In short:** it helps [1]."].kind.value == "claim"  # a bold lead inside a sentence is no heading
+    assert not any("no citation" in w for w in result.warnings) and result.answer == answer

@@ -24,6 +24,8 @@ _END = re.compile(rf"[.!?][\"'”’)]*{_MARKERS}(?=\s|$)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "Sec.", "No.", "resp.", "al.")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•+]|\d{1,3}[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
+# a line that is all bold ("**Key findings**", "__Results:__"), with no marker: a heading as models write them
+_BOLD_LINE = re.compile(r"[ \t]*(\*\*|__)[^*_\[\]\n]{1,80}\1:?[ \t]*|[ \t]*(\*\*|__)[^*_\[\]\n]{1,80}:\2[ \t]*")
 _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)
@@ -115,7 +117,7 @@ def split_units(answer: str) -> list[Unit]:
             units.append(_unit(answer, start, lines[j][1], "code"))
             i = j + 1
             continue
-        if _HEADING.match(line):
+        if _HEADING.match(line) or _BOLD_LINE.fullmatch(line):
             units.append(_unit(answer, start, end, "a heading"))
         elif line.lstrip().startswith("|"):
             header = i + 1 < len(lines) and bool(_TABLE_RULE.fullmatch(answer[lines[i + 1][0]:lines[i + 1][1]]))
@@ -146,7 +148,8 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def _plain(line: str) -> bool:
-    return not (_FENCE.match(line) or _HEADING.match(line) or line.lstrip().startswith("|") or _LIST_ITEM.match(line))
+    return not (_FENCE.match(line) or _HEADING.match(line) or _BOLD_LINE.fullmatch(line) or line.lstrip().startswith("|")
+                or _LIST_ITEM.match(line))
 
 
 def _sentences(text: str, start: int, end: int) -> list[Unit]:
