@@ -17,6 +17,16 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def until(condition, seconds: float = 30.0) -> bool:
+    """Poll until `condition()` holds (True), or give up after `seconds` (False)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

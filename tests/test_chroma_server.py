@@ -7,13 +7,12 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 import requests
 
-from tests.serverkit import free_port, wait_until_up
+from tests.serverkit import free_port, until, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.errors import ConfigError
 from qa_service.store.checking import check_store
@@ -23,16 +22,6 @@ from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
 
 CHROMA = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-
-
-def until(condition, seconds: float = 30.0) -> bool:
-    """Poll until `condition()` holds (True), or give up after `seconds` (False)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 @pytest.fixture(scope="module")

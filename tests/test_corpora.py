@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +14,7 @@ from qa_service.records import NO_MATCH, REFUSAL, paper_of
 from qa_service.store.scope import NAMES_TTL
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
+from tests.serverkit import until
 
 METADATA_PAPERS = ROOT / "tests" / "data" / "metadata_papers.jsonl"
 SEED_FILE = SEEDS / "000_e3b5a0511f204a83.txt"
@@ -210,23 +210,14 @@ def test_a_server_sees_a_corpus_another_process_adds_and_drops(tmp_path):
     command = [sys.executable, "-m", "qa_service.cli"]
     subprocess.run([*command, "ingest", str(METADATA_PAPERS), "--corpus", "conf"], env=env, check=True, capture_output=True, timeout=300)
     # another process's change shows within NAMES_TTL (the list of corpora is trusted that long): wait it out, bounded
-    assert within(NAMES_TTL + 5, lambda: "conf" in client.get("/healthz").get_json()["corpora"])
+    assert until(lambda: "conf" in client.get("/healthz").get_json()["corpora"], NAMES_TTL + 5)
     found = client.post("/api/search", json={"question": "Voxtral streaming speech recognition", "corpus": "conf"}).get_json()
     assert found["results"][0]["paper_id"] == "nips25-001"
     assert client.post("/api/search", json={"question": "RouterArena"}).get_json()["results"][0]["label"] == "RouterArena"
     subprocess.run([*command, "drop", "conf", "--yes"], env=env, check=True, capture_output=True, timeout=300)
-    assert within(NAMES_TTL + 5, lambda: client.get("/healthz").get_json()["corpora"] == {"iclr2026": 19})
+    assert until(lambda: client.get("/healthz").get_json()["corpora"] == {"iclr2026": 19}, NAMES_TTL + 5)
     assert client.post("/api/search", json={"question": "Voxtral", "corpus": "conf"}).status_code == 404
 
-
-def within(seconds: float, condition) -> bool:
-    """True once `condition()` holds, polled until `seconds` have passed."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_collections_of_another_service_are_not_corpora_here(tmp_path):

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.serverkit import free_port, wait_until_up
+from tests.serverkit import free_port, until, wait_until_up
 from qa_service.corpus.reading import load_corpus
 from qa_service.store.index import Index
 from tests.conftest import ROOT, SEEDS, make_settings
-from tests.test_chroma_server import chroma_url, until  # noqa: F401 - the module's `chroma run` server
+from tests.test_chroma_server import chroma_url  # noqa: F401 - the module's `chroma run` server
 
 pytestmark = pytest.mark.slow  # app servers and `chroma run` as processes
 
