@@ -253,7 +253,7 @@ def asks_number(question: str) -> bool:
 
 # where one question ends and the next begins: a question mark, or "and" before another wh-word
 _SUB_ASK = re.compile(r"(?<=[?？])\s*|,?\s+and\s+(?=(?:what|what's|whats|which|how|who|where|when|why)\b)", re.I)
-_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bquantos?\b|\bcu[áa]nt[oa]s\b", re.I)
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I)  # the other languages' are _HOW_MANY's
 
 
 def asks_count(question: str) -> bool:

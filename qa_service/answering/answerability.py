@@ -95,11 +95,11 @@ class AnswerabilityJudge:
         """Name-shaped words the name book does not hold ("GPT-5" where GPT-4.1 is known, "CHB-MIT"): named all the
         same, unless they are a typo of a name found, hold a paper's own name ("RLP-Arbeit"), are a common word
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
-        typed = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
+        known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
         for word in name_candidates(asking):
             parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
-            if name_key(word) in typed | own or any(part in own for part in parts):
+            if name_key(word) in known or any(part in own for part in parts):
                 continue
             if zipf_frequency(word, "en") >= self.settings.common_name_zipf or not _CODED.search(word):
                 continue
