@@ -50,6 +50,8 @@ class Settings:
     lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
     sentence_floor: float = _s(0.5, "A paper none of whose chunks clears the bar is still relevant when one of its sentences is this close to the question (MiniLM cosine): a chunk dilutes a one-sentence match. Tuning split: the highest value that refuses no more unanswerable questions than without it.")
     unknown_name_dense: float = _s(0.5, "A question about a name no abstract mentions is still answered when an abstract matches it this closely (cosine): the name was noise.")
+    count_window: int = _s(4, "A count is given when a number stands at most this many words before the counted thing (\"10 state-of-the-art search systems\"): further off, the number counts something else.")
+    caps_name_zipf: float = _s(5.0, "An all-capital word of four letters or more is a name (COCO, GLUE, MATH) unless the general language uses it this often (Zipf; ONLY, NOT, SYSTEM are emphasis).")
     common_name_zipf: float = _s(3.0, "A name-shaped word no abstract mentions refuses a question as not_in_corpus only when the general language seldom uses it (wordfreq Zipf below this): GUI, Android or CPU are things in the world, LUMEN-PRM a made-up name. 3 is a word seen about once per million words.")
     core_share: float = _s(0.34, "The question's core is this share of its content terms, the rarest (idf) first: a neighbouring topic shares the common terms, not the rare ones.")
     core_terms_max: int = _s(3, "At most this many terms make the question's core.")

@@ -132,3 +132,43 @@ def test_a_common_thing_with_a_name_shape_is_no_unknown_paper(answerer):
     assert result.refusal_reason is RefusalReason.OFF_TOPIC, result.answer  # the topic is absent, not a paper called GUI
     made_up = answerer.ask("What does the GraphForgeX paper propose?")
     assert made_up.refusal_reason is RefusalReason.NOT_IN_CORPUS
+
+
+GRIP = "The abstract of Grasping Unknown Objects with Tactile Feedback"
+
+
+@pytest.mark.parametrize("question,note", [
+    # the abstract speaks of sensors and counts objects, never sensors: the count is said absent, the figures given
+    ("How many sensors does TouchGrip read?", f"{GRIP} does not report the number of sensors."),
+    # it ranks nothing by name: which object was hardest is not there
+    ("Which of the 40 household objects was the hardest for TouchGrip to grasp?", f"{GRIP} does not report which one was hardest."),
+])
+def test_a_count_or_a_winner_the_abstract_never_gives_is_said_absent(answerer, question, note):
+    result = answerer.ask(question)
+    assert result.answer.startswith(note + " What it does report: "), result.answer
+    assert "61% to 89%" in result.answer and result.sentences[0].kind is SentenceKind.SERVICE
+
+
+def test_a_count_the_abstract_gives_is_answered_plainly(answerer):
+    result = answerer.ask("How many household objects was TouchGrip tested on?")
+    assert result.refusal_reason is None and "40 household objects" in result.answer
+    assert not result.answer.startswith("The abstract of")
+
+
+def test_a_count_with_no_result_to_give_instead_is_refused_and_says_what(answerer):
+    """Glimmer's abstract has "a tunable laser" and no result at all."""
+    result = answerer.ask("How many lasers does Glimmer use?")
+    assert result.refusal_reason is RefusalReason.DETAIL_MISSING
+    assert "does not state the number of lasers." in result.refusal_explanation
+
+
+@pytest.mark.parametrize("thing", ["COCO", "MS-COCO", "ImageNet"])
+def test_a_benchmark_spelt_as_a_common_word_or_shared_by_the_field_is_a_named_thing(answerer, thing):
+    """COCO is a common word in lower case, wordfreq reads MS-COCO as its parts, ImageNet names no one paper: each is still a benchmark."""
+    result = answerer.ask(f"What does Zorblax reach on {thing}?")
+    assert result.answer.startswith(f"The abstract of Zorblax: Faster Decoding with Draft Trees does not report results on {thing}.")
+
+
+def test_a_word_in_capitals_for_emphasis_is_no_benchmark(answerer):
+    result = answerer.ask("Does Zorblax ONLY speed up chat benchmarks?")
+    assert result.refusal_reason is None and not result.answer.startswith("The abstract of")

@@ -24,10 +24,11 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import core_terms, corpus_words, has_core, mentions, reports_close
+from .specifics import unreported
 from wordfreq import zipf_frequency
 
 from ..config import Settings
-from ..corpus.labels import name_candidates
+from ..corpus.labels import named_things
 from ..corpus.names import name_key
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
@@ -97,14 +98,20 @@ class AnswerabilityJudge:
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
         known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
-        for word in name_candidates(asking):
+        for word in named_things(asking):
             parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
-            if name_key(word) in known or any(part in own for part in parts):
+            if name_key(word) in known or any(part in own for part in parts) or not _CODED.search(word):
                 continue
-            if zipf_frequency(word, "en") >= self.settings.common_name_zipf or not _CODED.search(word):
-                continue
+            if len(parts) == 1 and zipf_frequency(word, "en") >= self._common_bar(word, asking):
+                continue  # a common word; a hyphened one (MS-COCO) is read by wordfreq as its parts, so never is
             shaped.append(word)
         return shaped
+
+    def _common_bar(self, word: str, asking: str) -> float:
+        """How common a word must be to be no name: an all-capital one (COCO) in a question not written in capitals
+        is typed as a name unless it is one of the language's commonest words (emphasis: ONLY, NOT)."""
+        capital = word.isupper() and len(word) >= 4 and not asking.isupper()
+        return self.settings.caps_name_zipf if capital else self.settings.common_name_zipf
 
     def _mentions(self, hit: PaperHit, thing: str) -> bool:
         """The paper's evidence names the thing, in any spelling, or a long thing within the typo budget ("ImageNett":
@@ -167,18 +174,21 @@ class AnswerabilityJudge:
             if not any(kind.stated.search(h.text) for h in papers):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
         every = bool(found.authors) and not found.names
-        if named and not is_plural(asking):
-            if asks_number(asking) and not any(states_number(h.text) for h in papers):
-                return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
-            # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
-            things = self._things(asking, papers, found) + figures_in(asking)
-            absent = [t for t in things if not any(self._mentions(h, t) for h in papers)]
-            if absent:
-                figures = asks_figures(asking)
-                if not any(reports_close(h.text, figures) for h in papers):
-                    return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
-                return Verdict.yes(ids, every, absent)
-        # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
+        if is_plural(asking):  # "which papers by X" covers X's papers
+            return Verdict.yes(ids, every=every)
+        # "How many routers does it rank?", "which model came out best?": what the abstract speaks of and never gives
+        missing = unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window)
+        if named and asks_number(asking) and not missing and not any(states_number(h.text) for h in papers):
+            return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
+        # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
+        absent = [t for t in self._things(asking, papers, found) + figures_in(asking)
+                  if not any(self._mentions(h, t) for h in papers)] if named else []
+        if absent or missing:
+            if not any(reports_close(h.text, asks_figures(asking)) for h in papers):
+                said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
+                return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(said), ids)
+            return Verdict.yes(ids, every, absent, missing)
+        # a one-paper question is answered from the paper retrieval ranked first
         return Verdict.yes(ids, every=every)
 
 
