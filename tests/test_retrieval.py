@@ -162,3 +162,8 @@ def test_a_reranker_is_one_more_step_that_sees_every_candidate_and_its_text_befo
     assert len(reranked.hits) == 3 and reranked.hits[0].paper_id == pool[-1] != plain.hits[0].paper_id
     assert reranked.hits[0].text == texts[pool[-1]] and reranked.hits[0].evidence  # kept papers still get text and evidence
     assert [h.paper_id for h in reranked.hits[1:]] == [pid for pid in pool[:2]]
+
+
+def test_a_name_with_style_joined_is_like_the_paper_not_the_paper(retriever):
+    found = retriever.retrieve("What is compensation-aware error in GPTQ-style quantization?", 5)
+    assert "GPTQ" not in {m.name for m in found.names}
