@@ -29,7 +29,7 @@ from wordfreq import zipf_frequency
 
 from ..config import Settings
 from ..corpus.labels import named_things
-from ..corpus.names import name_key
+from ..corpus.names import joined_name, name_key
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
@@ -98,7 +98,8 @@ class AnswerabilityJudge:
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
         known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
-        for word in named_things(asking):
+        for written in named_things(asking):
+            word = next(iter(joined_name(written)), written)  # "WSD-Ansatz" names WSD
             parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
             if name_key(word) in known or any(part in own for part in parts) or not _CODED.search(word):
                 continue

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import AbstractSet, Iterator, Sequence
 
 import numpy as np
 from rapidfuzz.distance import OSA
@@ -24,6 +24,8 @@ from .composing import Candidate, Composition, compared, listed, names, one_pape
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
+from ..corpus.labels import named_things
+from ..corpus.names import name_key
 from ..corpus.textclean import sentence_spans
 
 
@@ -125,7 +127,8 @@ class ExtractiveModel:
         whatever the cache lacks, the question's terms analysed once."""
         spans = [[s for passage in source.passages for s in _sentences(passage)] for source in sources]
         texts = [text for source_spans in spans for _, _, text in source_spans]
-        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus)))
+        own = _own_terms(question, sources, texts)
+        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus, ignore=own)))
         t = self.tuning
         counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
@@ -173,10 +176,12 @@ def _cosines(question: str, texts: list[str], corpus: CorpusView | None) -> list
     return [max(0.0, float(v)) for v in matrix[1:] @ matrix[0]]
 
 
-def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False) -> list[float]:
-    """Share of the question's idf weight each sentence contains; with `typos`, a word of five letters or
-    more matches within one edit ("questons" / "questions")."""
+def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False,
+             ignore: AbstractSet[str] = frozenset()) -> list[float]:
+    """Share of the question's idf weight (less the `ignore` terms, when others are left) each sentence contains;
+    with `typos`, a word of five letters or more matches within one edit ("questons" / "questions")."""
     terms = content_terms(question)
+    terms = (terms - ignore) or terms
     idf = corpus.idf if corpus is not None else (lambda term: 1.0)
     total = sum(idf(term) for term in terms)
     if total <= 0:
@@ -189,6 +194,16 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: 
             held |= {t for t in terms - have if len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have)}
         shares.append(sum(idf(t) for t in held) / total)
     return shares
+
+
+def _own_terms(question: str, sources: list[Source], texts: list[str]) -> set[str]:
+    """The paper's own name, when the question asks it about another named thing its sentences hold: within one paper
+    the name tells no sentence from another, the thing does ("CUDA-L1 on H100?" is answered by the H100 one)."""
+    if len(sources) != 1:
+        return set()
+    label = name_key(sources[0].label)
+    others = [n for n in named_things(question) if name_key(n) not in label and any(n in text for text in texts)]
+    return content_terms(sources[0].label) if others else set()
 
 
 def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:

@@ -72,7 +72,7 @@ def _names_it(typed: str, entry: dict) -> bool:
     return not (entry.get("word") and typed.islower())
 
 
-def _joined_name(word: str) -> list[str]:
+def joined_name(word: str) -> list[str]:
     """The name in a name joined to an ordinary word ("MMEVOKE-Benchmark", "RLP-Arbeit"); none in a version or a
     compound of names (GPT-5, Qwen3-8B: digits make another name), nor in "GPTQ-style" (like GPTQ, not it)."""
     parts = _HYPHEN.split(word)
@@ -118,7 +118,7 @@ class NameResolver:
         words = [_POSSESSIVE.sub("", w).strip("'’-\u2010\u2011") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
         candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
-        candidates += [(part, name_key(part)) for w in words if name_key(w) not in self.book for part in _joined_name(w)]
+        candidates += [(part, name_key(part)) for w in words if name_key(w) not in self.book for part in joined_name(w)]
         known = {w: self.known_word(w) for w in words}  # each word analysed once
         matches: dict[str, NameMatch] = {}
         covered: set[str] = set()
