@@ -94,3 +94,12 @@ def test_each_figure_a_two_part_question_asks_for_is_given():
 def test_a_count_question_in_another_script_gets_the_count():
     answer = MODEL.answer("Seabird 有多少张图像？最好的网络误差是多少？", BIRDS, about=("b:1",))
     assert "4.5%" in answer and "1200" in answer, answer
+
+
+def test_a_question_naming_two_papers_answers_from_both_whatever_its_kind():
+    """"Which is faster, Zorblax or Quux?" asks for results, not a comparison by its wording: both papers' figures all the same."""
+    answer = ask("Which is faster, Zorblax or Quux?", about=("p:1", "p:2"))
+    assert "[1]" in answer and "[2]" in answer and "[3]" not in answer, answer
+    assert "2.7× speedup" in answer and "60%" in answer, answer
+    answer = ask("What problem do Zorblax and Quux address?", about=("p:1", "p:2"))
+    assert "autoregressive decoding leaves" in answer and "depends on the quality of retrieved passages" in answer, answer

@@ -36,6 +36,7 @@ class Composition:
 
     second_share: float = 0.8
     max_sentences: int = 3
+    per_named: int = 2  # sentences from each paper a question names: two papers' answers stay as short as one's
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
@@ -132,6 +133,17 @@ def compared(per_source: Sequence[list[Candidate]]) -> list[Candidate]:
             chosen += [c for c in pick if c not in chosen]
         if not any(c.source is cands[0].source for c in chosen):
             chosen += cands[:1]
+    return chosen
+
+
+def each_named(kind: AnswerKind, per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition) -> list[Candidate]:
+    """A question that names several papers without asking for a list: each paper's answer to it, in its best sentences."""
+    chosen: list[Candidate] = []
+    for cands in per_source:
+        picks = one_paper(kind, cands, figures, tuning)
+        if figures:
+            picks.sort(key=lambda c: not c.figures)  # the sentence with the asked figure is kept first
+        chosen += [c for c in picks[: tuning.per_named] if c not in chosen]
     return chosen
 
 

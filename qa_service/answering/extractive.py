@@ -20,7 +20,7 @@ from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, compared, listed, names, one_paper
+from .composing import Candidate, Composition, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
@@ -88,8 +88,8 @@ class ExtractiveModel:
             picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
             return listed(picked, figures, composition)
         named = [c for c in per_source if c[0].source.paper_id in about]
-        if kind is AnswerKind.COMPARISON and len(named) > 1:
-            return compared(named)
+        if len(named) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper named is answered
+            return compared(named) if kind is AnswerKind.COMPARISON else each_named(kind, named, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
