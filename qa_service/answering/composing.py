@@ -36,7 +36,7 @@ class Composition:
 
     second_share: float = 0.8
     max_sentences: int = 3
-    per_named: int = 2  # sentences from each paper a question names: two papers' answers stay as short as one's
+    per_named: int = 2  # sentences from each paper a question names (setting answer_per_named)
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]

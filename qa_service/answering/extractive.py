@@ -39,6 +39,7 @@ class ExtractiveTuning:
     second_share: float = 0.8
     max_papers: int = 8
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
+    per_named: int = 2
 
 
 _TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
@@ -81,7 +82,7 @@ class ExtractiveModel:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share)
+        composition = Composition(t.second_share, per_named=t.per_named)
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
