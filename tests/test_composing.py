@@ -103,3 +103,9 @@ def test_a_question_naming_two_papers_answers_from_both_whatever_its_kind():
     assert "2.7× speedup" in answer and "60%" in answer, answer
     answer = ask("What problem do Zorblax and Quux address?", about=("p:1", "p:2"))
     assert "autoregressive decoding leaves" in answer and "depends on the quality of retrieved passages" in answer, answer
+
+
+def test_papers_a_question_does_not_call_by_name_are_not_each_answered():
+    """"What is open-domain QA?" may be about every paper that mentions it; it calls none, so one paper answers, as before."""
+    answer = ask("What is open-domain QA?", about=("p:1", "p:2"))
+    assert ("[1]" in answer) != ("[2]" in answer), answer

@@ -60,6 +60,13 @@ def names(candidate: Candidate) -> bool:
     return " " not in label and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", candidate.text))
 
 
+def calls(question: str, label: str) -> bool:
+    """Does the question call the paper by its label ("Which is faster, CAST or SERE?"), in any case? (A benchmark
+    several abstracts mention makes them all the question's papers, but it calls none of them.)"""
+    label = label.strip()
+    return bool(label) and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", question, re.I))
+
+
 def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
     """The sentence that introduces the thing (a method sentence naming it, else the best method one), then its main result."""
     intro = _best(cands, lambda c: c.role is Role.METHOD and names(c)) or _best(cands, lambda c: c.role is Role.METHOD)

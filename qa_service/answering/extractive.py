@@ -20,7 +20,7 @@ from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, compared, each_named, listed, names, one_paper
+from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
@@ -69,7 +69,7 @@ class ExtractiveModel:
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
-        chosen = self._compose(kind, figures, per_source, about, every, plural)
+        chosen = self._compose(question, kind, figures, per_source, about, every, plural)
         if figures and not plural:
             chosen += self._each_asked(question, per_source[0], chosen, corpus)
         if not plural:
@@ -77,8 +77,8 @@ class ExtractiveModel:
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
         return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
 
-    def _compose(self, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str], every: bool,
-                 plural: bool) -> list[Candidate]:
+    def _compose(self, question: str, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str],
+                 every: bool, plural: bool) -> list[Candidate]:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
@@ -89,8 +89,11 @@ class ExtractiveModel:
             picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
             return listed(picked, figures, composition)
         named = [c for c in per_source if c[0].source.paper_id in about]
-        if len(named) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper named is answered
-            return compared(named) if kind is AnswerKind.COMPARISON else each_named(kind, named, figures, composition)
+        if kind is AnswerKind.COMPARISON and len(named) > 1:
+            return compared(named)
+        called = [c for c in named if calls(question, c[0].source.label)]
+        if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
+            return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
