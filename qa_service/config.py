@@ -72,6 +72,7 @@ class Settings:
     answer_multi_share: float = _s(0.5, "A paper joins a multi-paper answer when its best sentence scores this share of the best paper's (tuning split: 0.6 -> 0.5 lifts gold recall 0.72 -> 0.82 for precision 0.82 -> 0.71; a missed paper costs a lister more than one they dismiss by its quote).")
     answer_second_share: float = _s(0.8, "A one-paper answer adds its second sentence when it scores this share of the first.")
     answer_max_papers: int = _s(8, "Most papers quoted in one multi-paper answer.")
+    answer_per_named: int = _s(2, "Sentences from each paper a question names when it asks no list and no comparison by its wording (\"Which is faster, CAST or SERE?\"): each paper is answered, and two papers' answer stays about as long as one paper's.")
     max_abstract_chars: int = _s(20000, "Longest abstract ingest accepts (longer refuses the file, naming the paper; refused, not cut, since a cut abstract would be served as the paper's): OpenReview caps abstracts at 5,000 characters, and one of 1 MB took 141 s and 493 MB to ingest.")
     max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")
     max_body_bytes: int = _s(65536, "Largest HTTP request body (HTTP 413 beyond).")
@@ -276,7 +277,7 @@ def _url_problem(url: str) -> str:
 POSITIVE = ("max_abstract_chars", "max_k", "retrieval_k", "plural_k", "candidate_chunks", "chunk_sentences", "chunk_max_tokens", "ingest_batch_papers",
             "embedding_batch_size", "max_question_chars", "max_body_bytes", "max_page_papers", "max_filter_chars",
             "max_filter_values", "threads", "model_timeout", "model_deadline", "model_concurrency", "client_timeout",
-            "request_timeout", "max_request_line", "max_header_bytes")
+            "request_timeout", "max_request_line", "max_header_bytes", "answer_per_named")
 
 
 # Chroma's rule for collection names (3-512 of these, starting and ending with a letter or digit), which the

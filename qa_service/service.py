@@ -36,6 +36,7 @@ def build_model(settings: Settings) -> ChatModel:
         return ExtractiveModel(ExtractiveTuning(
             settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
             settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers, settings.roles_cache_size,
+            settings.answer_per_named,
         ))
     return OpenAIChatModel(settings, provider=OpenAIProvider(settings))
 

@@ -20,7 +20,7 @@ from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, compared, listed, names, one_paper
+from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
@@ -41,6 +41,7 @@ class ExtractiveTuning:
     second_share: float = 0.8
     max_papers: int = 8
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
+    per_named: int = 2
 
 
 _TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
@@ -70,7 +71,7 @@ class ExtractiveModel:
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
-        chosen = self._compose(kind, figures, per_source, about, every, plural)
+        chosen = self._compose(question, kind, figures, per_source, about, every, plural)
         if figures and not plural:
             chosen += self._each_asked(question, per_source[0], chosen, corpus)
         if not plural:
@@ -78,12 +79,12 @@ class ExtractiveModel:
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
         return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
 
-    def _compose(self, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str], every: bool,
-                 plural: bool) -> list[Candidate]:
+    def _compose(self, question: str, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str],
+                 every: bool, plural: bool) -> list[Candidate]:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share)
+        composition = Composition(t.second_share, per_named=t.per_named)
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
@@ -92,6 +93,9 @@ class ExtractiveModel:
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named)
+        called = [c for c in named if calls(question, c[0].source.label)]
+        if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
+            return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
