@@ -167,3 +167,9 @@ def test_a_reranker_is_one_more_step_that_sees_every_candidate_and_its_text_befo
 def test_a_name_with_style_joined_is_like_the_paper_not_the_paper(retriever):
     found = retriever.retrieve("What is compensation-aware error in GPTQ-style quantization?", 5)
     assert "GPTQ" not in {m.name for m in found.names}
+
+
+def test_a_paper_that_only_abbreviates_is_found_by_the_long_form(retriever):
+    """MMEVOKE's abstract writes "MoE methods" and never "mixture-of-experts"; SERE's abstract defines it."""
+    found = retriever.retrieve("Which papers use mixture-of-experts?", 8)
+    assert "004_b7de3c5bc70ac347:17" in [h.paper_id for h in found.hits]
