@@ -476,6 +476,10 @@ class CorpusView(Protocol):
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None: ...
 
+    def expanded(self, question: str) -> list[tuple[str, str]]:
+        """(as the question writes it, its other form) for each abbreviation it uses, as the abstracts define them."""
+        ...
+
     def roles(self, text: str) -> Sequence[Any] | None:
         """The abstract's sentences with their roles (corpus/roles.RoledSentence) as stored at ingest; None: derive them."""
         ...

@@ -29,8 +29,8 @@ def test_definitions_are_read_from_abstracts_of_any_field_and_ambiguous_ones_dro
 def test_a_question_in_either_form_gets_the_other():
     defined = {"MoE": ["mixture of experts"], "RAG": ["retrieval augmented generation"]}
     by_long = by_long_form(defined)
-    assert expansions("Which papers use mixture-of-experts?", defined, by_long) == ["MoE"]
-    assert expansions("papers on RAG?", defined, by_long) == ["retrieval augmented generation"]
+    assert expansions("Which papers use mixture-of-experts?", defined, by_long) == [("mixture of experts", "MoE")]
+    assert expansions("papers on RAG?", defined, by_long) == [("RAG", "retrieval augmented generation")]
     assert expansions("storage and ragged arrays", defined, by_long) == []  # "rag" inside a word is no abbreviation
 
 
@@ -46,3 +46,18 @@ def test_bm25_finds_the_abbreviated_paper_by_the_long_form_only_when_asked_to():
     expanded = [cid for cid, _ in index.search("Which papers use mixture of experts?", 5, expand_share=0.2)]
     assert "p:1#0" not in plain and "p:1#0" in expanded
     assert index.search("mixture of experts", 5, expand_share=0.05) == index.search("mixture of experts", 5)  # 2 of 11 use MoE
+
+
+def test_a_sentence_that_writes_only_the_abbreviation_holds_the_long_form_the_question_asks(tmp_path):
+    """Choosing sentences, "MoE adapters" holds what "mixture of experts" asks; with the expansion off it holds nothing."""
+    from qa_service.answering.extractive import _overlap
+    from qa_service.answering.pipeline import IndexCorpus
+    from qa_service.store.corpora import Corpora
+    from tests.conftest import ingested, write_seed_file
+    abstracts = ["We propose a Mixture-of-Experts (MoE) router that balances experts.", "We find that MoE adapters keep old skills.",
+                 "We adapt a vocoder from five minutes of speech.", "We forecast river levels with radar.",
+                 "We adjust finger forces from tactile readings.", "Drone surveys count seabird nests."]
+    index = ingested(tmp_path, write_seed_file(tmp_path / "own.txt", abstracts))
+    question, sentence = "Which papers use mixture of experts?", ["We find that MoE adapters keep old skills."]
+    on, off = IndexCorpus(Corpora(index.settings, index), 16, 0.5), IndexCorpus(Corpora(index.settings, index), 16, 0.0)
+    assert _overlap(question, sentence, off) == [0.0] and _overlap(question, sentence, on)[0] > 0.3

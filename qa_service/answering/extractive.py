@@ -183,9 +183,11 @@ def _cosines(question: str, texts: list[str], corpus: CorpusView | None) -> list
 def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False,
              ignore: AbstractSet[str] = frozenset()) -> list[float]:
     """Share of the question's idf weight (less the `ignore` terms, when others are left) each sentence contains;
-    with `typos`, a word of five letters or more matches within one edit ("questons" / "questions")."""
+    with `typos`, a word of five letters or more matches within one edit ("questons" / "questions"). A term of an
+    abbreviation's other form stands in for the question's own ("MoE methods" holds "mixture-of-experts")."""
     terms = content_terms(question)
     terms = (terms - ignore) or terms
+    forms = [(content_terms(written) & terms, content_terms(other)) for written, other in corpus.expanded(question)] if corpus else []
     idf = corpus.idf if corpus is not None else (lambda term: 1.0)
     total = sum(idf(term) for term in terms)
     if total <= 0:
@@ -194,6 +196,7 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: 
     for text in texts:
         have = content_terms(text)
         held = terms & have
+        held |= {t for written, other in forms if other and other <= have for t in written}
         if typos:
             held |= {t for t in terms - have if len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have)}
         shares.append(sum(idf(t) for t in held) / total)

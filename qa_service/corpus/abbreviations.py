@@ -53,14 +53,14 @@ def normal(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-def expansions(question: str, defined: dict[str, list[str]], by_long: dict[str, str]) -> list[str]:
-    """The other forms of what the question writes in one: the short form of a long form it spells out, the long
-    forms of a short form it uses (as written: "MoE", not "moe" in a word)."""
+def expansions(question: str, defined: dict[str, list[str]], by_long: dict[str, str]) -> list[tuple[str, str]]:
+    """(the form the question writes, its other form) for each abbreviation it uses: the short form of a long form it
+    spells out, the long forms of a short form it uses (as written: "MoE", not "moe" inside a word)."""
     words = normal(question).split()
-    found = [by_long[" ".join(words[i:j])] for i in range(len(words)) for j in range(i + 1, min(len(words), i + 9) + 1)
-             if " ".join(words[i:j]) in by_long]
+    phrases = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 9) + 1)]
+    found = [(phrase, by_long[phrase]) for phrase in phrases if phrase in by_long]
     tokens = set(re.findall(r"[\w²³-]+", question))
-    found += [long for short, longs in defined.items() if short in tokens for long in longs]
+    found += [(short, long) for short, longs in defined.items() if short in tokens for long in longs]
     return list(dict.fromkeys(found))
 
 

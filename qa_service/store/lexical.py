@@ -128,7 +128,8 @@ class LexicalIndex:
         """(chunk id, BM25 score) best first; empty when no term of the question is indexed. `weights`
         (see `allow`) zeroes chunks before the top n are taken, so a filter still returns n when n match.
         `expand_share`: the question's abbreviations in their other form too, those at most this share of papers use."""
-        terms = [t for t in analyze(" ".join([question, *self.expanded(question, expand_share)])) if t in self._vocab]
+        others = [other for _, other in self.expanded(question, expand_share)]
+        terms = [t for t in analyze(" ".join([question, *others])) if t in self._vocab]
         if not terms or not self.chunk_ids:
             return []
         scores = self.retriever.get_scores(terms, weight_mask=weights)
@@ -140,7 +141,7 @@ class LexicalIndex:
         order = hits[np.lexsort((hits, -scores[hits]))]  # best first; equal scores in index order, so the same every time
         return [(self.chunk_ids[int(i)], float(scores[i])) for i in order]
 
-    def expanded(self, question: str, share: float) -> list[str]:
+    def expanded(self, question: str, share: float) -> list[tuple[str, str]]:
         """The other forms of the abbreviations the question uses or spells out ("mixture-of-experts" -> MoE), of those
         at most `share` of the papers use (LLM is everywhere: its long form would add only common words)."""
         if share <= 0 or not self.papers:
