@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-# up to eight words, then "(XYZ)": the short form has a capital, two to ten characters, no spaces
-_DEFINED = re.compile(r"((?:[^\W\d_][\w'’-]*\s+){0,7}[^\W\d_][\w'’-]*)\s+\((?=[^)]*[A-Z])([A-Za-z][\w²³-]{1,9})\)")
+# "(XYZ)" after a word: the short form has a capital, two to ten characters, no spaces; the long form is in the words before
+_DEFINED = re.compile(r"(?<=\w)\s+\((?=[^)]*[A-Z])([A-Za-z][\w²³-]{1,9})\)")
+_BEFORE = 120  # characters before "(" the long form is looked for in: eight words
+_WORD_LIKE = re.compile(r"[^\W\d_][\w'’-]*")
 _WORD = re.compile(r"[^\W_]+")
 MAX_LONG_FORMS = 3  # a short form defined more ways than this across the corpus (PO, AR...) is too ambiguous to expand
 
@@ -41,11 +43,21 @@ def definitions(texts: Iterable[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
     for text in texts:
         for match in _DEFINED.finditer(text):
-            words, short = match.group(1), match.group(2)
+            words, short = _words_before(text[max(0, match.start() - _BEFORE) : match.start()]), match.group(1)
             expanded = long_form(words, short)
             if expanded:
                 found.setdefault(short, set()).add(normal(expanded))
     return {short: sorted(longs) for short, longs in found.items() if len(longs) <= MAX_LONG_FORMS}
+
+
+def _words_before(window: str) -> str:
+    """The last eight words before "(", back to the first that is no plain word (a comma, a figure, a bracket)."""
+    tail: list[str] = []
+    for token in reversed(window.split()[-8:]):
+        if not _WORD_LIKE.fullmatch(token):
+            break
+        tail.append(token)
+    return " ".join(reversed(tail))
 
 
 def normal(text: str) -> str:

@@ -60,6 +60,7 @@ class LexicalIndex:
         self.retriever = retriever
         self.abbreviations = abbreviations or {}  # short form -> the long forms the abstracts define it by
         self._by_long = by_long_form(self.abbreviations)
+        self._rare: dict[float, tuple[dict[str, list[str]], dict[str, str]]] = {}
         self.labels = labels or {}
         self.names = names or {}  # name key -> {name, papers}: see names.py
         self.authors = authors or {}  # paper id -> its authors as the corpus gives them: see authors.py
@@ -144,11 +145,14 @@ class LexicalIndex:
     def expanded(self, question: str, share: float) -> list[tuple[str, str]]:
         """The other forms of the abbreviations the question uses or spells out ("mixture-of-experts" -> MoE), of those
         at most `share` of the papers use (LLM is everywhere: its long form would add only common words)."""
-        if share <= 0 or not self.papers:
+        if share <= 0 or not self.papers or not self.abbreviations:
             return []
-        rare = {short: longs for short, longs in self.abbreviations.items()
-                if max((self.paper_df.get(t, 0) for t in analyze(short)), default=0) <= share * self.papers}
-        return expansions(question, rare, {long: short for long, short in self._by_long.items() if short in rare})
+        if share not in self._rare:  # once per share: a question's look-up is then a few dict reads
+            shorts = list(self.abbreviations)
+            used = [max((self.paper_df.get(t, 0) for t in terms), default=0) for terms in content_terms_each(shorts)]
+            rare = {short: self.abbreviations[short] for short, df in zip(shorts, used) if df <= share * self.papers}
+            self._rare[share] = (rare, {long: short for long, short in self._by_long.items() if short in rare})
+        return expansions(question, *self._rare[share])
 
     def chunks_of(self, weights: np.ndarray) -> list[str]:
         """The chunk ids `allow` gave weight: the same restriction, for the dense side."""
