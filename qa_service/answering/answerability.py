@@ -53,13 +53,17 @@ class AnswerabilityJudge:
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
         named = [h for h in found.hits if h.named]
+        if named and is_plural(question) and self._off_core(question, asking, found.hits, named):
+            return Verdict.no(RefusalReason.OFF_TOPIC)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
         relevant = [h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
-        if unknown and not sure and not (is_plural(question) and relevant):
-            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(unknown))
+        subject = [n for n in unknown if not _EXAMPLE.search(asking[: asking.find(n)])]
+        if unknown and (subject or not sure) and not (is_plural(question) and relevant):
+            # the dense rescue is for a name given in passing ("...like Foo"): a name asked about is the question
+            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
         if not relevant or self._off_core(question, asking, found.hits, relevant):
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
@@ -72,7 +76,7 @@ class AnswerabilityJudge:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
         uses ("GUI agents for Android" names no paper); a venue is never one."""
         return [n for n in found.unknown_names if n in asking and not is_venue(n)
-                and zipf_frequency(n, "en") < self.settings.common_name_zipf]
+                and zipf_frequency(_HYPHENS.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
         """A one-paper question that calls papers by their labels is about those; the other names it
@@ -114,9 +118,28 @@ class AnswerabilityJudge:
             return True
         return len(key) >= self.settings.name_typo_two_edits_length and has_core({key}, evidence, self.settings, self._terms)
 
+    def _core(self, asking: str) -> set[str]:
+        """The question's rarest content terms; of a question in another language, only those some abstract uses."""
+        s = self.settings
+        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._other_language(asking))
+
+    def _other_language(self, asking: str) -> bool:
+        """Written in another accepted language: a script without spaces, or `other_language_words` words that are among
+        one other language's commonest (`other_language_zipf`) and far rarer in English ("sur", "des"; "Como" is one)."""
+        s = self.settings
+        if _UNSPACED.search(asking):
+            return True
+        counts = dict.fromkeys(_OTHER_LANGUAGES, 0)
+        for word in {w.lower() for w in _WORD.findall(asking) if not w.isupper()}:
+            english = zipf_frequency(word, "en")
+            for language in _OTHER_LANGUAGES:
+                other = zipf_frequency(word, language)
+                counts[language] += other >= s.other_language_zipf and other - english >= s.other_language_margin
+        return max(counts.values()) >= s.other_language_words
+
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
-        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        core = self._core(asking)
         return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings, self._terms)]
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
@@ -132,7 +155,7 @@ class AnswerabilityJudge:
         """No retrieved paper (text, title, keywords) holds the question's whole core, and either no sentence of
         theirs is close in meaning or the papers the answer would come from leave a term of it unspoken: the
         question is on a neighbouring topic the corpus does not have."""
-        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        core = self._core(asking)
         if not core or self.closeness is None:
             return False
         if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
@@ -184,6 +207,13 @@ class AnswerabilityJudge:
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
+_OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # Japanese, Chinese, Korean
+_WORD = re.compile(r"[^\W\d_]+")
+_HYPHENS = re.compile(r"[-\u2010\u2011]")
+# a name given as an example or a point of comparison, not the thing asked about
+_EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
+                      r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 

@@ -29,17 +29,21 @@ _ASKING_WORDS = content_terms(
     "specific exactly kind type number numbers figure figures score scores"
 )
 
+_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
-def core_terms(question: str, idf: Callable[[str], float], share: float, most: int) -> set[str]:
-    """The rarest `share` of the question's content terms (at least one, at most `most`)."""
+
+def core_terms(question: str, idf: Callable[[str], float], share: float, most: int, seen_only: bool = False) -> set[str]:
+    """The rarest `share` of the question's content terms (at least one, at most `most`); `seen_only`: of those some
+    abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic)."""
     terms = sorted(content_terms(question) - _ASKING_WORDS, key=lambda t: (-idf(t), t))
+    if seen_only:
+        terms = [t for t in terms if idf(t) < idf(_UNSEEN)]
     if not terms:
         return set()
     return set(terms[: max(1, min(most, math.ceil(len(terms) * share)))])
 
 
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
 
 def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
