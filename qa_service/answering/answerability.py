@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from .evidence import core_terms, corpus_words, has_core, mentions, reports_close
+from .evidence import core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, unseen_kinds
 from wordfreq import zipf_frequency
 
 from ..config import Settings
@@ -121,21 +121,7 @@ class AnswerabilityJudge:
     def _core(self, asking: str) -> set[str]:
         """The question's rarest content terms; of a question in another language, only those some abstract uses."""
         s = self.settings
-        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._other_language(asking))
-
-    def _other_language(self, asking: str) -> bool:
-        """Written in another accepted language: a script without spaces, or `other_language_words` words that are among
-        one other language's commonest (`other_language_zipf`) and far rarer in English ("sur", "des"; "Como" is one)."""
-        s = self.settings
-        if _UNSPACED.search(asking):
-            return True
-        counts = dict.fromkeys(_OTHER_LANGUAGES, 0)
-        for word in {w.lower() for w in _WORD.findall(asking) if not w.isupper()}:
-            english = zipf_frequency(word, "en")
-            for language in _OTHER_LANGUAGES:
-                other = zipf_frequency(word, language)
-                counts[language] += other >= s.other_language_zipf and other - english >= s.other_language_margin
-        return max(counts.values()) >= s.other_language_words
+        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=in_other_language(asking, s))
 
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
@@ -160,9 +146,21 @@ class AnswerabilityJudge:
             return False
         if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
             return False  # one paper holds the whole core
-        if max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor:
+        closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
+        if closest < self.settings.core_sentence_floor:
+            return True
+        if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
             return True
         return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
+
+    def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
+        """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",
+        "quantum error-correcting codes"), and no abstract matches it as closely as a paraphrase would."""
+        s = self.settings
+        if in_other_language(asking, s) or any(h.dense >= s.unseen_kind_dense for h in hits):
+            return False
+        kinds = unseen_kinds(asking, core, self.idf, s.unseen_kind_zipf, s.function_word_zipf)
+        return any(not any(has_core(content_terms(k), _evidence(h), s, self._terms) for h in hits) for k in kinds)
 
     def _unspoken(self, question: str, asking: str, hits: list[PaperHit], papers: list[PaperHit]) -> bool:
         """The question's terms are split among the retrieved papers: each paper the answer would come from lacks a
@@ -207,9 +205,6 @@ class AnswerabilityJudge:
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
-_OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
-_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # Japanese, Chinese, Korean
-_WORD = re.compile(r"[^\W\d_]+")
 _HYPHENS = re.compile(r"[-\u2010\u2011]")
 # a name given as an example or a point of comparison, not the thing asked about
 _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
