@@ -175,8 +175,12 @@ def test_unseen_kinds_are_rare_words_no_abstract_uses_before_a_word_one_does():
     question = ("Quantum error-correcting codes, jailbreak attacks, downloaded models, a chosen query, much faster robots, "
                 "GUI robots, hiding robots, chatbot behaviour like this, check whether it was forgotten, models")
     core = {"quantum", "jailbreak", "download", "chosen", "much", "gui", "hide", "chatbot", "behaviour", "check", "forgotten"}
-    assert unseen_kinds(question, core, idf, kind_zipf=5.0, function_zipf=6.0) == ["Quantum", "jailbreak"]
-    assert unseen_kinds(question, core - {"quantum"}, idf, kind_zipf=5.0, function_zipf=6.0) == ["jailbreak"]  # core only
+    # "behaviour like": no thing follows; "chatbot behaviour": two unseen core words (the judge then finds "behavior"
+    # in a paper within the typo budget, so it refuses nothing)
+    assert unseen_kinds(question, core, idf, kind_zipf=5.0, function_zipf=6.0) == ["Quantum", "jailbreak", "chatbot behaviour"]
+    field = unseen_kinds("Are state space models good for speech recognition?", {"speech", "recognit"}, idf, 5.0, 6.0)
+    assert field == ["speech recognition"]  # two unseen core words in a row: a field no abstract has
+    assert unseen_kinds(question, core - {"quantum", "chatbot"}, idf, kind_zipf=5.0, function_zipf=6.0) == ["jailbreak"]
 
 
 @pytest.mark.parametrize("question", [

@@ -6,8 +6,11 @@ before the model is asked. The reasons:
   close in meaning to the question (a chunk dilutes a one-sentence match); or the question's
   core (its rarest content terms and named things) is in no retrieved paper and either no sentence is
   close in meaning or (with `core_term_gap` set) each paper the answer would come from leaves unspoken
-  a term of the question another retrieved paper holds: a neighbouring topic is not this one;
-- not_in_corpus: the question is about a name-shaped thing no abstract mentions;
+  a term of the question another retrieved paper holds: a neighbouring topic is not this one; or a core word no
+  abstract uses says which kind of a thing the abstracts have is meant ("jailbreak attacks") and no abstract
+  matches the question closely;
+- not_in_corpus: the question is about a name-shaped thing no abstract mentions (however close an abstract is,
+  unless the name is only given in passing);
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
   that its abstract does not state, with nothing close to give instead.

@@ -70,7 +70,8 @@ def unseen_kinds(question: str, core: set[str], idf: Callable[[str], float], kin
     """Core words no abstract uses that say which kind of the next word is meant, where some abstract uses that next word:
     "quantum" in "quantum error-correcting codes", "jailbreak" in "jailbreak attacks". The abstracts have the thing
     but not this kind of it. Only words the language uses less than `kind_zipf` (not "much", "deal"), never a verbal
-    form or a name, and a next word the language uses less than `function_zipf` (a thing, not "like" or "whether")."""
+    form or a name, and a next word the language uses less than `function_zipf` (a thing, not "like" or "whether").
+    Two such core words in a row that no abstract uses name a field the corpus lacks: "speech recognition"."""
     words = _TOKEN.findall(question)
     terms = content_terms_each(words)
     unseen = idf(_UNSEEN)
@@ -82,6 +83,9 @@ def unseen_kinds(question: str, core: set[str], idf: Callable[[str], float], kin
             continue
         if theirs and all(idf(t) < unseen for t in theirs) and zipf_frequency(after, "en") < function_zipf:
             kinds.append(word)
+        elif (theirs and theirs <= core and all(idf(t) >= unseen for t in theirs) and not _VERBAL.search(after)
+              and not _CODED.search(after) and zipf_frequency(after, "en") < kind_zipf):
+            kinds.append(f"{word} {after}")
     return kinds
 
 
