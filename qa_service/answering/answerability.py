@@ -52,6 +52,8 @@ class AnswerabilityJudge:
         self.closeness = closeness
         self.idf = idf or (lambda term: 1.0)
         self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
+        # a question's language is asked up to three times per question
+        self._foreign = lru_cache(maxsize=settings.query_cache_size)(lambda asking: in_other_language(asking, settings))
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
@@ -124,7 +126,7 @@ class AnswerabilityJudge:
     def _core(self, asking: str) -> set[str]:
         """The question's rarest content terms; of a question in another language, only those some abstract uses."""
         s = self.settings
-        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=in_other_language(asking, s))
+        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._foreign(asking))
 
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
@@ -160,7 +162,7 @@ class AnswerabilityJudge:
         """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",
         "quantum error-correcting codes"), and no abstract matches it as closely as a paraphrase would."""
         s = self.settings
-        if in_other_language(asking, s) or any(h.dense >= s.unseen_kind_dense for h in hits):
+        if self._foreign(asking) or any(h.dense >= s.unseen_kind_dense for h in hits):
             return False
         kinds = unseen_kinds(asking, core, self.idf, s.unseen_kind_zipf, s.function_word_zipf)
         return any(not any(has_core(content_terms(k), _evidence(h), s, self._terms) for h in hits) for k in kinds)

@@ -103,7 +103,7 @@ def in_other_language(question: str, settings: Settings) -> bool:
     for word in {w.lower() for w in _LETTERS.findall(question) if not w.isupper()}:
         english = zipf_frequency(word, "en")
         for language in _OTHER_LANGUAGES:
-            other = zipf_frequency(word, language)
+            other = zipf_frequency(word, language, wordlist="small")  # their commonest words: 8 MB, not 200
             counts[language] += other >= settings.other_language_zipf and other - english >= settings.other_language_margin
     return max(counts.values()) >= settings.other_language_words
 
