@@ -58,7 +58,7 @@ def asked_best(question: str) -> str:
     found = _BEST.search(question)
     if found is None:
         return ""
-    return " ".join((found.group("a") or found.group("b") or f"the {found.group('c')}").split())
+    return " ".join((found.group("a") or found.group("b") or "the top performer").split())
 
 
 def names_best(text: str, own: Sequence[str]) -> bool:
