@@ -2,7 +2,7 @@
 
     python bench/offtopic.py [--data /tmp/offtopic-qa] [--show]
 
-Reads only the tuning question files (tune, fresh, fresh2, fresh3); the blind files are never opened.
+Reads only the tuning question files (tune, fresh, fresh2, fresh3, fresh4); the blind files are never opened.
 For every question the judge lets through to the off-topic test (no paper named, papers retrieved) it
 measures the signals below, then simulates candidate rules on top of the service's own decision (a
 rule only adds refusals) and prints, per file, off-topic questions refused and answerable ones refused:
@@ -12,7 +12,8 @@ rule only adds refusals) and prints, per file, off-topic questions refused and a
 - term gap: for the paper that explains the question best, the largest (cosine of a question term it
   lacks to the question) - (cosine of that term to the paper's best sentence): a qualifier central to
   the question that the paper does not speak of ("diffusion" asked of a paper on watermarking text);
-- last, the service's own split-term test (`core_term_gap` at 0.27; off by default), run as it is.
+- last, the service's own split-term test (`core_term_gap` at 0.27), run as it is. The service's decision the
+  rules add to already holds the unseen-kind test (`unseen_kind_dense`: "jailbreak attacks").
 Ingest the seed papers into --data first (`QA_DATA_DIR=... qa-service ingest`).
 """
 
@@ -43,7 +44,7 @@ from qa_service.records import PaperHit  # noqa: E402
 from qa_service.service import Services, open_service  # noqa: E402
 from qa_service.store.lexical import content_terms  # noqa: E402
 
-FILES = ("tune", "fresh", "fresh2", "fresh3")  # the tuning files; never the blind ones
+FILES = ("tune", "fresh", "fresh2", "fresh3", "fresh4")  # the tuning files (fresh4 since its failures were read); never the blind ones
 TERM_GAP = 0.27  # the value core_term_gap was measured at
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 

@@ -78,7 +78,7 @@ def checker_and_sources(data_dir: Path, overrides: dict | None = None):
     try:
         from qa_service.answering.pipeline import IndexCorpus
 
-        corpus = IndexCorpus(corpora, settings.sentence_cache_size)  # sentence vectors cached, as the service does
+        corpus = IndexCorpus(corpora, settings.sentence_cache_size, settings.abbreviation_share)  # sentence vectors cached, as the service does
         checker = CitationChecker.from_settings(corpora.idf, corpus.embed, settings)
     except AttributeError:  # the checker before the aligning check
         checker = CitationChecker(corpora.idf, index.local_embed(), settings.support_threshold)

@@ -50,10 +50,20 @@ class Settings:
     lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
     sentence_floor: float = _s(0.5, "A paper none of whose chunks clears the bar is still relevant when one of its sentences is this close to the question (MiniLM cosine): a chunk dilutes a one-sentence match. Tuning split: the highest value that refuses no more unanswerable questions than without it.")
     unknown_name_dense: float = _s(0.5, "A question about a name no abstract mentions is still answered when an abstract matches it this closely (cosine): the name was noise.")
+    abbreviation_share: float = _s(0.1, "A question's abbreviation is searched in its other form too (mixture-of-experts and MoE) when at most this share of the papers use it: one most abstracts use (LLM) would add only common words. 0 turns it off.")
+    count_window: int = _s(4, "A count is given when a number stands at most this many words before the counted thing (\"10 state-of-the-art search systems\"): further off, the number counts something else.")
+    caps_name_zipf: float = _s(5.0, "An all-capital word of four letters or more is a name (COCO, GLUE, MATH) unless the general language uses it this often (Zipf; ONLY, NOT, SYSTEM are emphasis).")
     common_name_zipf: float = _s(3.0, "A name-shaped word no abstract mentions refuses a question as not_in_corpus only when the general language seldom uses it (wordfreq Zipf below this): GUI, Android or CPU are things in the world, LUMEN-PRM a made-up name. 3 is a word seen about once per million words.")
     core_share: float = _s(0.34, "The question's core is this share of its content terms, the rarest (idf) first: a neighbouring topic shares the common terms, not the rare ones.")
     core_terms_max: int = _s(3, "At most this many terms make the question's core.")
     core_sentence_floor: float = _s(0.4, "A question whose whole core no retrieved paper holds (text, title, keywords) is off-topic unless one of their sentences is this close to it (MiniLM cosine). Every answerable tuning question clears it (lowest 0.75); held-out and fresh paraphrases reach down to 0.36 (one fresh question is refused at 0.4), neighbouring topics written for the seeds sit at 0.39-0.57: the cosine separates them only in part.")
+    other_language_zipf: float = _s(5.0, "A word is a common word of another accepted language (es, pt, fr, de) at this wordfreq Zipf or above (5: once per 10,000 words: \"sur\", \"des\", \"wie\", \"qué\").")
+    other_language_margin: float = _s(1.5, "Such a word counts for that language only when English uses it this much less (Zipf; 1.5 is about 30 times less often): \"total\" and \"video\" are English words too.")
+    other_language_words: int = _s(2, "A question with this many such words of one language is in that language, and its words no abstract uses are not its core (the abstracts are English); one (\"Lake Como\") is a name.")
+    unseen_kind_zipf: float = _s(5.0, "A core word no abstract uses, right before a word some abstract uses, names a kind of that thing the corpus lacks (\"jailbreak attacks\", \"quantum error-correcting codes\") only when the language uses it less often than this (wordfreq Zipf; 5 is once per 10,000 words): \"much\", \"deal\", \"anyone\" are how a question is put.")
+    function_word_zipf: float = _s(6.0, "The thing such a word qualifies is a word the language uses less often than this (Zipf; 6 is once per 1,000 words): \"like\", \"whether\", \"about\" are function words, no thing.")
+    unseen_kind_dense: float = _s(0.0, "A question asking for such an unseen kind is still answered when a retrieved abstract matches it this closely (chunk cosine): the word was a paraphrase; 0 turns the test off, the default: at 0.47 (between the tuning files' answerable 0.51-0.62 and refused topics 0.41-0.44) it refused none of the blind fresh5's 12 off-topic questions and 1 of its 70 answerable ones.")
+    unseen_kind_sentence: float = _s(0.6, "A question asking for such an unseen kind is also answered when one retrieved sentence is this close to it (MiniLM cosine): a one-sentence paraphrase. The neighbouring topics it refuses reach 0.54.")
     core_term_gap: float = _s(0.27, "A question whose core is split is also off-topic when each paper the answer would come from lacks a term another retrieved paper holds and is this much less close to the term than the question is (MiniLM cosine, the term to the paper's best sentence vs to the question): \"diffusion\" asked of a paper on watermarking text. At 0.27 it refuses 6 more of fresh3's 12 neighbouring topics and no answerable question of the four tuning files (they reach 0.25, the topics it refuses 0.29-0.47), but 1 of the 30 held-out answerable questions: six answers of unrelated sentences weigh more than one wrong refusal. 2 (two cosines never differ more) turns it off.")
     name_max_papers: int = _s(3, "A name-shaped word found in more papers than this names a shared thing (a model, a benchmark), not one paper.")
     name_typo_min_length: int = _s(5, "Shortest word (normalised) matched to a name within one edit: shorter words collide with other names.")
@@ -70,6 +80,7 @@ class Settings:
     answer_multi_share: float = _s(0.5, "A paper joins a multi-paper answer when its best sentence scores this share of the best paper's (tuning split: 0.6 -> 0.5 lifts gold recall 0.72 -> 0.82 for precision 0.82 -> 0.71; a missed paper costs a lister more than one they dismiss by its quote).")
     answer_second_share: float = _s(0.8, "A one-paper answer adds its second sentence when it scores this share of the first.")
     answer_max_papers: int = _s(8, "Most papers quoted in one multi-paper answer.")
+    answer_per_named: int = _s(2, "Sentences from each paper a question names when it asks no list and no comparison by its wording (\"Which is faster, CAST or SERE?\"): each paper is answered, and two papers' answer stays about as long as one paper's.")
     max_abstract_chars: int = _s(20000, "Longest abstract ingest accepts (longer refuses the file, naming the paper; refused, not cut, since a cut abstract would be served as the paper's): OpenReview caps abstracts at 5,000 characters, and one of 1 MB took 141 s and 493 MB to ingest.")
     max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")
     max_body_bytes: int = _s(65536, "Largest HTTP request body (HTTP 413 beyond).")
@@ -274,7 +285,7 @@ def _url_problem(url: str) -> str:
 POSITIVE = ("max_abstract_chars", "max_k", "retrieval_k", "plural_k", "candidate_chunks", "chunk_sentences", "chunk_max_tokens", "ingest_batch_papers",
             "embedding_batch_size", "max_question_chars", "max_body_bytes", "max_page_papers", "max_filter_chars",
             "max_filter_values", "threads", "model_timeout", "model_deadline", "model_concurrency", "client_timeout",
-            "request_timeout", "max_request_line", "max_header_bytes")
+            "request_timeout", "max_request_line", "max_header_bytes", "answer_per_named")
 
 
 # Chroma's rule for collection names (3-512 of these, starting and ending with a letter or digit), which the

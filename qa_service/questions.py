@@ -64,8 +64,8 @@ def is_venue(word: str) -> bool:
 
 
 def is_plural(question: str) -> bool:
-    """Does the question ask about several papers?"""
-    return bool(_PLURAL.search(question))
+    """Does the question ask about several papers, in English or in another accepted language ("Quels articles...")?"""
+    return bool(_PLURAL.search(question) or _LIST_OTHER.search(question))
 
 
 def asks_quantity(question: str) -> bool:
@@ -229,11 +229,11 @@ _MECHANISM = re.compile(
     r"|如何|怎么|怎樣|怎样|机制|機制|原理|どのように|どうやって|仕組み|어떻게",
     re.I,
 )
-# "which papers" in the other accepted languages (English is is_plural's)
+# "which papers" in the other accepted languages (English is _PLURAL's); a list question there is plural too
 _LIST_OTHER = re.compile(
     r"\b(?:quels articles|quelles (?:m[ée]thodes|approches)|quels travaux|welche (?:arbeiten|papiere|methoden|ans[äa]tze|studien)"
     r"|qu[ée] (?:art[íi]culos|trabajos|m[ée]todos)|cu[áa]les (?:art[íi]culos|trabajos)|quais (?:artigos|trabalhos|m[ée]todos)"
-    r"|quali (?:articoli|lavori))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|어떤 논문",
+    r"|quali (?:articoli|lavori))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|論文はどれ|어떤 논문",
     re.I,
 )
 
@@ -285,7 +285,7 @@ def asks_figures(question: str) -> bool:
 def answer_kind(question: str) -> AnswerKind:
     """Which kind of answer the question wants: the first cue that fits, most specific first."""
     text = clean_question(question)
-    if is_plural(text) or _LIST_OTHER.search(text):
+    if is_plural(text):
         return AnswerKind.LIST
     if _EXISTS.search(text):
         return AnswerKind.YES_NO  # "is there a model that...?": the sentence that decides it

@@ -413,7 +413,8 @@ class RefusalReason(str, Enum):
     def explain(self, detail: str = "", about: Sequence[str] = ()) -> str:
         """The reason in plain words, naming what was missing where we know it."""
         if self is RefusalReason.DETAIL_MISSING and detail and about:
-            return f"The abstract of {', '.join(about)} does not state the {detail}."
+            article = "" if detail.startswith(("the ", "which ")) else "the "
+            return f"The abstract of {', '.join(about)} does not state {article}{detail}."
         if self is RefusalReason.NOT_IN_CORPUS and detail:
             return f"No abstract in the corpus mentions {detail}."
         if self is RefusalReason.NO_MATCH and detail:
@@ -441,10 +442,11 @@ class Verdict:
     about: tuple[str, ...] = ()  # paper ids the question is about (named, or the top-ranked one for a one-paper question); empty: any retrieved. A list question cites these and may cite others
     every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
     absent: tuple[str, ...] = ()  # things the question names (a benchmark, a model) that the abstracts in `about` do not mention
+    missing: tuple[str, ...] = ()  # specifics asked that they speak of and do not give ("the number of routers")
 
     @classmethod
-    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = ()) -> "Verdict":
-        return cls(True, None, "", tuple(about), every, tuple(absent))
+    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = (), missing: Sequence[str] = ()) -> "Verdict":
+        return cls(True, None, "", tuple(about), every, tuple(absent), tuple(missing))
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
@@ -473,6 +475,10 @@ class CorpusView(Protocol):
     def idf(self, term: str) -> float: ...
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None: ...
+
+    def expanded(self, question: str) -> list[tuple[str, str]]:
+        """(as the question writes it, its other form) for each abbreviation it uses, as the abstracts define them."""
+        ...
 
     def roles(self, text: str) -> Sequence[Any] | None:
         """The abstract's sentences with their roles (corpus/roles.RoledSentence) as stored at ingest; None: derive them."""

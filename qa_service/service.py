@@ -36,6 +36,7 @@ def build_model(settings: Settings) -> ChatModel:
         return ExtractiveModel(ExtractiveTuning(
             settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
             settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers, settings.roles_cache_size,
+            settings.answer_per_named,
         ))
     return OpenAIChatModel(settings, provider=OpenAIProvider(settings))
 
@@ -47,7 +48,7 @@ def build_retriever(settings: Settings, corpora: Corpora) -> Retriever:
 
 def build_answerer(settings: Settings, model: ChatModel, corpora: Corpora, retriever: Retriever | None = None) -> Answerer:
     """The answerer and what it holds: retrieval, the corpus as a model sees it, the judge and the citation checker."""
-    corpus = IndexCorpus(corpora, settings.sentence_cache_size)
+    corpus = IndexCorpus(corpora, settings.sentence_cache_size, settings.abbreviation_share)
     judge = AnswerabilityJudge(settings, corpus.closeness if corpus.local else None, corpus.idf)
     checker = CitationChecker.from_settings(corpus.idf, corpus.embed if corpus.local else None, settings)  # cached vectors
     return Answerer(settings, model, corpora, retriever or build_retriever(settings, corpora), corpus, judge, checker)

@@ -5,7 +5,7 @@ import pytest
 from qa_service.service import build_answerer
 from qa_service.store.corpora import Corpora
 
-from qa_service.answering.evidence import corpus_words
+from qa_service.answering.evidence import corpus_words, in_other_language, unseen_kinds
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import REFUSAL, RefusalReason, SentenceKind, SentenceVerdict
 from tests.conftest import ROOT, ingested
@@ -132,3 +132,129 @@ def test_a_common_thing_with_a_name_shape_is_no_unknown_paper(answerer):
     assert result.refusal_reason is RefusalReason.OFF_TOPIC, result.answer  # the topic is absent, not a paper called GUI
     made_up = answerer.ask("What does the GraphForgeX paper propose?")
     assert made_up.refusal_reason is RefusalReason.NOT_IN_CORPUS
+
+
+GRIP = "The abstract of Grasping Unknown Objects with Tactile Feedback"
+
+
+@pytest.mark.parametrize("question,note", [
+    # the abstract speaks of sensors and counts objects, never sensors: the count is said absent, the figures given
+    ("How many sensors does TouchGrip read?", f"{GRIP} does not report the number of sensors."),
+    # it ranks nothing by name: which object was hardest is not there
+    ("Which of the 40 household objects was the hardest for TouchGrip to grasp?", f"{GRIP} does not report which one was hardest."),
+])
+def test_a_count_or_a_winner_the_abstract_never_gives_is_said_absent(answerer, question, note):
+    result = answerer.ask(question)
+    assert result.answer.startswith(note + " What it does report: "), result.answer
+    assert "61% to 89%" in result.answer and result.sentences[0].kind is SentenceKind.SERVICE
+
+
+def test_a_count_the_abstract_gives_is_answered_plainly(answerer):
+    result = answerer.ask("How many household objects was TouchGrip tested on?")
+    assert result.refusal_reason is None and "40 household objects" in result.answer
+    assert not result.answer.startswith("The abstract of")
+
+
+def test_a_count_with_no_result_to_give_instead_is_refused_and_says_what(answerer):
+    """Glimmer's abstract has "a tunable laser" and no result at all."""
+    result = answerer.ask("How many lasers does Glimmer use?")
+    assert result.refusal_reason is RefusalReason.DETAIL_MISSING
+    assert "does not state the number of lasers." in result.refusal_explanation
+
+
+@pytest.mark.parametrize("thing", ["COCO", "MS-COCO", "ImageNet"])
+def test_a_benchmark_spelt_as_a_common_word_or_shared_by_the_field_is_a_named_thing(answerer, thing):
+    """COCO is a common word in lower case, wordfreq reads MS-COCO as its parts, ImageNet names no one paper: each is still a benchmark."""
+    result = answerer.ask(f"What does Zorblax reach on {thing}?")
+    assert result.answer.startswith(f"The abstract of Zorblax: Faster Decoding with Draft Trees does not report results on {thing}.")
+
+
+def test_a_word_in_capitals_for_emphasis_is_no_benchmark(answerer):
+    result = answerer.ask("Does Zorblax ONLY speed up chat benchmarks?")
+    assert result.refusal_reason is None and not result.answer.startswith("The abstract of")
+
+
+KINDS = ROOT / "tests" / "data" / "kinds_corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory):
+    """Five papers written for these tests (flash-memory codes, backdoors in image classifiers, robot arms, lake ice,
+    cell counting); `kinds(**settings)` answers over them with settings changed."""
+    index = ingested(tmp_path_factory.mktemp("kinds-data"), KINDS)
+
+    def answerer(**changes):
+        settings = index.settings.replace(**changes)
+        return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
+    return answerer
+
+
+@pytest.mark.parametrize("question", ["Which papers do imitation learning for humanoid robots?", "Which papers study humanoid robot arms?"])
+def test_a_kind_of_a_thing_that_no_abstract_names_is_off_topic(kinds, question):
+    """The corpus has robot arms, not humanoid ones: "humanoid" is in no abstract and says which robots are meant."""
+    assert kinds(unseen_kind_dense=0.47).ask(question).refusal_reason is RefusalReason.OFF_TOPIC  # the unseen-kind test on
+    off = kinds().ask(question)  # off, the default: the robot-arm paper answers
+    assert off.refusal_reason is None and "kind:3" in {c.paper_id for c in off.citations}, off.answer
+
+
+@pytest.mark.parametrize("question,paper", [
+    ("Which papers study poisoning attacks that hide triggers in photo classifiers?", "kind:2"),  # photo: image
+    ("How does a learned belief-propagation decoder lower frame errors for chip memory codes?", "kind:1"),
+])
+def test_an_unseen_word_that_is_a_paraphrase_is_answered(kinds, question, paper):
+    """"photo" and "chip" are in no abstract, before words the abstracts use, but an abstract matches the question closely."""
+    result = kinds(unseen_kind_dense=0.47).ask(question)
+    assert result.refusal_reason is None and paper in {c.paper_id for c in result.citations}, result.answer
+    never_close = kinds(unseen_kind_dense=1.0, unseen_kind_sentence=1.0).ask(question)  # no match could save it
+    assert never_close.refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_unseen_kinds_are_rare_words_no_abstract_uses_before_a_word_one_does():
+    seen = {"error", "correct", "code", "attack", "model", "queri", "robot", "behavior", "whether"}
+    idf = lambda term: 1.0 if term in seen else 5.0  # noqa: E731
+    question = ("Quantum error-correcting codes, jailbreak attacks, downloaded models, a chosen query, much faster robots, "
+                "GUI robots, hiding robots, chatbot behaviour like this, check whether it was forgotten, models")
+    core = {"quantum", "jailbreak", "download", "chosen", "much", "gui", "hide", "chatbot", "behaviour", "check", "forgotten"}
+    # "behaviour like": no thing follows; "chatbot behaviour": two unseen core words (the judge then finds "behavior"
+    # in a paper within the typo budget, so it refuses nothing)
+    assert unseen_kinds(question, core, idf, kind_zipf=5.0, function_zipf=6.0) == ["Quantum", "jailbreak", "chatbot behaviour"]
+    field = unseen_kinds("Are state space models good for speech recognition?", {"speech", "recognit"}, idf, 5.0, 6.0)
+    assert field == ["speech recognition"]  # two unseen core words in a row: a field no abstract has
+    assert unseen_kinds(question, core - {"quantum", "chatbot"}, idf, kind_zipf=5.0, function_zipf=6.0) == ["jailbreak"]
+
+
+@pytest.mark.parametrize("question", [
+    "What does BeliefNet-X propose for decoding flash memory codes?",
+    "How does the Flash-Shepherd decoder weigh its messages?",  # two words of the language, one made-up name
+])
+def test_a_made_up_name_the_question_asks_about_is_not_in_corpus_however_close_an_abstract(kinds, question):
+    result = kinds(unknown_name_dense=0.0).ask(question)  # every abstract counts as close to it
+    assert result.refusal_reason is RefusalReason.NOT_IN_CORPUS, result.answer
+
+
+def test_a_made_up_name_given_in_passing_does_not_refuse_a_close_question(kinds):
+    result = kinds(unknown_name_dense=0.0).ask("Are learned decoders for flash memory codes better than ones like BeliefNet-X?")
+    assert result.refusal_reason is None and "kind:1" in {c.paper_id for c in result.citations}, result.answer
+
+
+def test_a_list_question_that_names_a_paper_is_off_topic_when_its_core_is_nowhere(answerer):
+    assert answerer.ask("Which papers apply Zorblax to protein folding?").refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_a_list_question_that_names_a_thing_its_paper_holds_is_answered(answerer):
+    result = answerer.ask("Which papers use Raman thermometry?")
+    assert result.refusal_reason is None and "own:6" in {c.paper_id for c in result.citations}, result.answer
+
+
+@pytest.mark.parametrize("question,other", [
+    ("Quels articles portent sur des agents qui pilotent des interfaces graphiques ?", True),
+    ("Wie viele Samples und Subtypen enthält der Benchmark?", True),
+    ("¿Hay trabajos sobre traducción automática para lenguas de bajos recursos?", True),
+    ("Quais artigos usam dados do cérebro humano?", True),
+    ("TimeWeaver 时间序列预测方法的主要贡献是什么？", True),
+    ("best hiking trails near Lake Como?", False),  # one Italian-looking name
+    ("Which EEG datasets was it evaluated on, e.g. TUH or CHB-MIT?", False),
+    ("How many training runs in total, and is the video on the web?", False),
+])
+def test_a_question_in_another_language_is_told_from_an_english_one(answerer, question, other):
+    assert in_other_language(question, answerer.settings) is other

@@ -94,3 +94,24 @@ def test_each_figure_a_two_part_question_asks_for_is_given():
 def test_a_count_question_in_another_script_gets_the_count():
     answer = MODEL.answer("Seabird 有多少张图像？最好的网络误差是多少？", BIRDS, about=("b:1",))
     assert "4.5%" in answer and "1200" in answer, answer
+
+
+def test_within_one_paper_the_sentence_with_the_asked_thing_wins_over_the_one_with_the_papers_name():
+    """The paper's own name is in the A100 sentence; what tells the answering sentence is H200."""
+    kestrel = ("We present a kernel compiler for attention. The Kestrel compiler runs 3.1x faster than cuBLAS on A100 GPUs. "
+               "On H200 GPUs the gain is 2.4x.")
+    answer = MODEL.answer("What speedup does the Kestrel compiler reach on H200?", [source(1, "k:1", "Kestrel Compiler", kestrel)], about=("k:1",))
+    assert "2.4x" in answer
+def test_a_question_naming_two_papers_answers_from_both_whatever_its_kind():
+    """"Which is faster, Zorblax or Quux?" asks for results, not a comparison by its wording: both papers' figures all the same."""
+    answer = ask("Which is faster, Zorblax or Quux?", about=("p:1", "p:2"))
+    assert "[1]" in answer and "[2]" in answer and "[3]" not in answer, answer
+    assert "2.7× speedup" in answer and "60%" in answer, answer
+    answer = ask("What problem do Zorblax and Quux address?", about=("p:1", "p:2"))
+    assert "autoregressive decoding leaves" in answer and "depends on the quality of retrieved passages" in answer, answer
+
+
+def test_papers_a_question_does_not_call_by_name_are_not_each_answered():
+    """"What is open-domain QA?" may be about every paper that mentions it; it calls none, so one paper answers, as before."""
+    answer = ask("What is open-domain QA?", about=("p:1", "p:2"))
+    assert ("[1]" in answer) != ("[2]" in answer), answer

@@ -220,3 +220,9 @@ def test_held_out_and_fresh_answer_targets(answerer):
     assert summary["multi"]["citation_recall"] >= 0.75
     assert summary["multi"]["gold_precision"] >= 0.77  # recall is not bought by citing everything
     assert summary["overall"]["citation_precision"] == 1.0 and summary["overall"]["sentence_support"] == 1.0
+
+
+def test_a_name_joined_to_a_word_of_another_language_is_the_name_the_abstract_mentions(answerer):
+    """"WSD-Ansatz" is the WSD approach, which WSM's abstract does mention: nothing is absent."""
+    result = answerer.ask("Um wie viel übertrifft WSM den WSD-Ansatz auf MATH?")
+    assert result.refusal_reason is None and not result.answer.startswith("The abstract of"), result.answer

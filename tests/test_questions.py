@@ -15,6 +15,10 @@ from qa_service.records import AnswerKind
     ("Does any paper study model merging?", True),
     ("Describe how CoMAS lets agents improve without any external reward.", False),  # a determiner, not a request for papers
     ("What is RouterArena?", False),
+    ("Quels articles portent sur la parole ?", True),  # the other accepted languages ask for several papers too
+    ("哪些论文研究语音识别？", True),
+    ("音声認識を扱っている論文はどれですか？", True),
+    ("Qu'est-ce que Zorblax ?", False),
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural

@@ -61,6 +61,7 @@ def test_search_returns_k_papers_for_a_broad_multi_paper_question(retriever):
     ("What is RoutrArena?", "RouterArena"),  # one letter dropped
     ("what's newtonbench", "NewtonBench"),  # lower case
     ("Tell me about router-arena", "RouterArena"),  # hyphenated
+    ("Wie viele Samples enthält der MMEVOKE-Benchmark?", "MMEVOKE"),  # a name joined to a word by a hyphen
     ("Qu'est-ce que RouterArena ?", "RouterArena"),
     ("K2-Agent 在 AndroidWorld 上的成功率是多少？", "K²-Agent"),
     ("<p><b>What is Tequila?</b></p>", "Tequila"),
@@ -87,6 +88,11 @@ def test_a_near_miss_name_is_offered_as_did_you_mean(retriever):
 def test_names_no_abstract_mentions_are_reported(retriever):
     found = retriever.retrieve("What is FlashAttention-3?", 5)
     assert found.unknown_names == ["FlashAttention-3"] and not any(h.named for h in found.hits)
+
+
+def test_a_word_joined_to_a_known_name_is_no_unknown_name(retriever):
+    found = retriever.retrieve("Was leistet die RLP-Arbeit?", 5)
+    assert found.unknown_names == [] and found.hits[0].named and found.hits[0].label == "RLP"
 
 
 def test_dev_set_quality_targets(retriever):
@@ -156,3 +162,14 @@ def test_a_reranker_is_one_more_step_that_sees_every_candidate_and_its_text_befo
     assert len(reranked.hits) == 3 and reranked.hits[0].paper_id == pool[-1] != plain.hits[0].paper_id
     assert reranked.hits[0].text == texts[pool[-1]] and reranked.hits[0].evidence  # kept papers still get text and evidence
     assert [h.paper_id for h in reranked.hits[1:]] == [pid for pid in pool[:2]]
+
+
+def test_a_name_with_style_joined_is_like_the_paper_not_the_paper(retriever):
+    found = retriever.retrieve("What is compensation-aware error in GPTQ-style quantization?", 5)
+    assert "GPTQ" not in {m.name for m in found.names}
+
+
+def test_a_paper_that_only_abbreviates_is_found_by_the_long_form(retriever):
+    """MMEVOKE's abstract writes "MoE methods" and never "mixture-of-experts"; SERE's abstract defines it."""
+    found = retriever.retrieve("Which papers use mixture-of-experts?", 8)
+    assert "004_b7de3c5bc70ac347:17" in [h.paper_id for h in found.hits]

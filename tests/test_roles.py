@@ -51,3 +51,14 @@ def test_figures_are_measured_numbers_not_years_or_names(sentence, figure, numbe
 def test_failures_are_marked_negative():
     text = "We propose Foo. Foo improves recall by 5%. However, on long inputs Foo fails and reaches only 12% recall."
     assert [r.negative for r in sentence_roles(text)] == [False, False, True]
+
+
+@pytest.mark.parametrize("sentence,reported", [
+    ("The leaderboard is shown in Figure 1.", False),
+    ("Details are in Table 3 and Eq. (2) of Sec. 4.", False),
+    ("Code: https://example.org/r/Tool-1D4B/README.md", False),
+    ("RouterArena has (1) a dataset and (2) a leaderboard.", False),
+    ("We evaluate on 324 tasks (Table 2).", True),
+])
+def test_pointers_into_the_paper_and_links_are_no_reported_number(sentence, reported):
+    assert states_number(sentence) is reported

@@ -19,13 +19,18 @@ ABSENCE_LEAD = "What it does report:"
 
 def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> str:
     """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
-    if not verdict.absent or not verdict.about:
+    if not (verdict.absent or verdict.missing) or not verdict.about:
         return ""
     labels = {h.paper_id: h.label for h in hits}
     papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
     figures = set(figures_in(question))
     named = ", ".join(t for t in verdict.absent if t not in figures)
     stated = ", ".join(t for t in verdict.absent if t in figures)
+    if verdict.missing:  # "the number of GPUs", "which one came out best": spoken of, never given
+        missing = ", ".join(verdict.missing)
+        if named:
+            return f"The abstract of {papers} does not mention {named}, nor does it report {missing}."
+        return f"The abstract of {papers} does not report {missing}."
     if not named:  # "something like 16x": the figure the question offers is not the abstract's
         return f"The abstract of {papers} does not report {stated}."
     if asks_figures(question) or answer_kind(question) is AnswerKind.RESULTS:

@@ -6,8 +6,11 @@ before the model is asked. The reasons:
   close in meaning to the question (a chunk dilutes a one-sentence match); or the question's
   core (its rarest content terms and named things) is in no retrieved paper and either no sentence is
   close in meaning or (with `core_term_gap` set) each paper the answer would come from leaves unspoken
-  a term of the question another retrieved paper holds: a neighbouring topic is not this one;
-- not_in_corpus: the question is about a name-shaped thing no abstract mentions;
+  a term of the question another retrieved paper holds: a neighbouring topic is not this one; or a core word no
+  abstract uses says which kind of a thing the abstracts have is meant ("jailbreak attacks") and no abstract
+  matches the question closely;
+- not_in_corpus: the question is about a name-shaped thing no abstract mentions (however close an abstract is,
+  unless the name is only given in passing);
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
   that its abstract does not state, with nothing close to give instead.
@@ -23,12 +26,13 @@ import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from .evidence import core_terms, corpus_words, has_core, mentions, reports_close
+from .evidence import core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, unseen_kinds
+from .specifics import unreported
 from wordfreq import zipf_frequency
 
 from ..config import Settings
-from ..corpus.labels import name_candidates
-from ..corpus.names import name_key
+from ..corpus.labels import named_things
+from ..corpus.names import joined_name, name_key
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
@@ -49,17 +53,23 @@ class AnswerabilityJudge:
         self.closeness = closeness
         self.idf = idf or (lambda term: 1.0)
         self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
+        # a question's language is asked up to three times per question
+        self._foreign = lru_cache(maxsize=settings.query_cache_size)(lambda asking: in_other_language(asking, settings))
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
         named = [h for h in found.hits if h.named]
+        if named and is_plural(question) and not self._foreign(asking) and self._off_core(question, asking, found.hits, named):
+            return Verdict.no(RefusalReason.OFF_TOPIC)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
         relevant = [h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
-        if unknown and not sure and not (is_plural(question) and relevant):
-            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(unknown))
+        subject = [n for n in unknown if not _EXAMPLE.search(asking[: asking.find(n)])]
+        if unknown and (subject or not sure) and not (is_plural(question) and relevant):
+            # the dense rescue is for a name given in passing ("...like Foo"): a name asked about is the question
+            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
         if not relevant or self._off_core(question, asking, found.hits, relevant):
             return Verdict.no(RefusalReason.OFF_TOPIC)
         if not is_plural(question):
@@ -72,7 +82,7 @@ class AnswerabilityJudge:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
         uses ("GUI agents for Android" names no paper); a venue is never one."""
         return [n for n in found.unknown_names if n in asking and not is_venue(n)
-                and zipf_frequency(n, "en") < self.settings.common_name_zipf]
+                and zipf_frequency(_HYPHENS.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
         """A one-paper question that calls papers by their labels is about those; the other names it
@@ -97,14 +107,21 @@ class AnswerabilityJudge:
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
         known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
-        for word in name_candidates(asking):
+        for written in named_things(asking):
+            word = next(iter(joined_name(written)), written)  # "WSD-Ansatz" names WSD
             parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
-            if name_key(word) in known or any(part in own for part in parts):
+            if name_key(word) in known or any(part in own for part in parts) or not _CODED.search(word):
                 continue
-            if zipf_frequency(word, "en") >= self.settings.common_name_zipf or not _CODED.search(word):
-                continue
+            if len(parts) == 1 and zipf_frequency(word, "en") >= self._common_bar(word, asking):
+                continue  # a common word; a hyphened one (MS-COCO) is read by wordfreq as its parts, so never is
             shaped.append(word)
         return shaped
+
+    def _common_bar(self, word: str, asking: str) -> float:
+        """How common a word must be to be no name: an all-capital one (COCO) in a question not written in capitals
+        is typed as a name unless it is one of the language's commonest words (emphasis: ONLY, NOT)."""
+        capital = word.isupper() and len(word) >= 4 and not asking.isupper()
+        return self.settings.caps_name_zipf if capital else self.settings.common_name_zipf
 
     def _mentions(self, hit: PaperHit, thing: str) -> bool:
         """The paper's evidence names the thing, in any spelling, or a long thing within the typo budget ("ImageNett":
@@ -114,9 +131,14 @@ class AnswerabilityJudge:
             return True
         return len(key) >= self.settings.name_typo_two_edits_length and has_core({key}, evidence, self.settings, self._terms)
 
+    def _core(self, asking: str) -> set[str]:
+        """The question's rarest content terms; of a question in another language, only those some abstract uses."""
+        s = self.settings
+        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._foreign(asking))
+
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
-        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        core = self._core(asking)
         return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings, self._terms)]
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
@@ -132,14 +154,26 @@ class AnswerabilityJudge:
         """No retrieved paper (text, title, keywords) holds the question's whole core, and either no sentence of
         theirs is close in meaning or the papers the answer would come from leave a term of it unspoken: the
         question is on a neighbouring topic the corpus does not have."""
-        core = core_terms(asking, self.idf, self.settings.core_share, self.settings.core_terms_max)
+        core = self._core(asking)
         if not core or self.closeness is None:
             return False
         if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
             return False  # one paper holds the whole core
-        if max(self.closeness(question, [h.text for h in hits]), default=0.0) < self.settings.core_sentence_floor:
+        closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
+        if closest < self.settings.core_sentence_floor:
+            return True
+        if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
             return True
         return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
+
+    def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
+        """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",
+        "quantum error-correcting codes"), and no abstract matches it as closely as a paraphrase would."""
+        s = self.settings
+        if self._foreign(asking) or any(h.dense >= s.unseen_kind_dense for h in hits):
+            return False
+        kinds = unseen_kinds(asking, core, self.idf, s.unseen_kind_zipf, s.function_word_zipf)
+        return any(not any(has_core(content_terms(k), _evidence(h), s, self._terms) for h in hits) for k in kinds)
 
     def _unspoken(self, question: str, asking: str, hits: list[PaperHit], papers: list[PaperHit]) -> bool:
         """The question's terms are split among the retrieved papers: each paper the answer would come from lacks a
@@ -167,23 +201,30 @@ class AnswerabilityJudge:
             if not any(kind.stated.search(h.text) for h in papers):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
         every = bool(found.authors) and not found.names
-        if named and not is_plural(asking):
-            if asks_number(asking) and not any(states_number(h.text) for h in papers):
-                return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
-            # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
-            things = self._things(asking, papers, found) + figures_in(asking)
-            absent = [t for t in things if not any(self._mentions(h, t) for h in papers)]
-            if absent:
-                figures = asks_figures(asking)
-                if not any(reports_close(h.text, figures) for h in papers):
-                    return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(absent), ids)
-                return Verdict.yes(ids, every, absent)
-        # a one-paper question is answered from the paper retrieval ranked first; "which papers by X" covers X's papers
+        if is_plural(asking):  # "which papers by X" covers X's papers
+            return Verdict.yes(ids, every=every)
+        # "How many routers does it rank?", "which model came out best?": what the abstract speaks of and never gives
+        missing = unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window)
+        if named and asks_number(asking) and not missing and not any(states_number(h.text) for h in papers):
+            return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
+        # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
+        absent = [t for t in self._things(asking, papers, found) + figures_in(asking)
+                  if not any(self._mentions(h, t) for h in papers)] if named else []
+        if absent or missing:
+            if not any(reports_close(h.text, asks_figures(asking)) for h in papers):
+                said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
+                return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(said), ids)
+            return Verdict.yes(ids, every, absent, missing)
+        # a one-paper question is answered from the paper retrieval ranked first
         return Verdict.yes(ids, every=every)
 
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
+_HYPHENS = re.compile(r"[-\u2010\u2011]")
+# a name given as an example or a point of comparison, not the thing asked about
+_EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
+                      r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 

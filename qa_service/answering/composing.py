@@ -36,6 +36,7 @@ class Composition:
 
     second_share: float = 0.8
     max_sentences: int = 3
+    per_named: int = 2  # sentences from each paper a question names (setting answer_per_named)
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
@@ -57,6 +58,13 @@ def names(candidate: Candidate) -> bool:
     """Does the sentence call its paper by its name (a one-word label: a method's name)?"""
     label = candidate.source.label.strip()
     return " " not in label and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", candidate.text))
+
+
+def calls(question: str, label: str) -> bool:
+    """Does the question call the paper by its label ("Which is faster, CAST or SERE?"), in any case? (A benchmark
+    several abstracts mention makes them all the question's papers, but it calls none of them.)"""
+    label = label.strip()
+    return bool(label) and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", question, re.I))
 
 
 def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
@@ -132,6 +140,17 @@ def compared(per_source: Sequence[list[Candidate]]) -> list[Candidate]:
             chosen += [c for c in pick if c not in chosen]
         if not any(c.source is cands[0].source for c in chosen):
             chosen += cands[:1]
+    return chosen
+
+
+def each_named(kind: AnswerKind, per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition) -> list[Candidate]:
+    """A question that names several papers without asking for a list: each paper's answer to it, in its best sentences."""
+    chosen: list[Candidate] = []
+    for cands in per_source:
+        picks = one_paper(kind, cands, figures, tuning)
+        if figures:
+            picks.sort(key=lambda c: not c.figures)  # the sentence with the asked figure is kept first
+        chosen += [c for c in picks[: tuning.per_named] if c not in chosen]
     return chosen
 
 

@@ -13,6 +13,7 @@ import re
 from typing import Callable
 
 from rapidfuzz import process
+from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
@@ -29,17 +30,21 @@ _ASKING_WORDS = content_terms(
     "specific exactly kind type number numbers figure figures score scores"
 )
 
+_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
-def core_terms(question: str, idf: Callable[[str], float], share: float, most: int) -> set[str]:
-    """The rarest `share` of the question's content terms (at least one, at most `most`)."""
+
+def core_terms(question: str, idf: Callable[[str], float], share: float, most: int, seen_only: bool = False) -> set[str]:
+    """The rarest `share` of the question's content terms (at least one, at most `most`); `seen_only`: of those some
+    abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic)."""
     terms = sorted(content_terms(question) - _ASKING_WORDS, key=lambda t: (-idf(t), t))
+    if seen_only:
+        terms = [t for t in terms if idf(t) < idf(_UNSEEN)]
     if not terms:
         return set()
     return set(terms[: max(1, min(most, math.ceil(len(terms) * share)))])
 
 
 _WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
 
 def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
@@ -53,6 +58,54 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
             if idf(term) < unseen:
                 words.setdefault(term, part)
     return words
+
+
+_TOKEN = re.compile(r"[^\W_]+|[^\w\s-]")  # words and stops; a hyphen joins a kind to its thing as a space does: "Medusa-style"
+_VERBAL = re.compile(r"(?:ing|ed|en)$", re.I)  # "incoming query", "downloaded", "chosen": how a thing is, not a kind of it
+_CODED = re.compile(r"\d|[A-Za-z][A-Z]")  # GUI, kNN, GPT-5: names, which the name tests weigh
+
+
+def unseen_kinds(question: str, core: set[str], idf: Callable[[str], float], kind_zipf: float,
+                 function_zipf: float) -> list[str]:
+    """Core words no abstract uses that say which kind of the next word is meant, where some abstract uses that next word:
+    "quantum" in "quantum error-correcting codes", "jailbreak" in "jailbreak attacks". The abstracts have the thing
+    but not this kind of it. Only words the language uses less than `kind_zipf` (not "much", "deal"), never a verbal
+    form or a name, and a next word the language uses less than `function_zipf` (a thing, not "like" or "whether").
+    Two such core words in a row that no abstract uses name a field the corpus lacks: "speech recognition"."""
+    words = _TOKEN.findall(question)
+    terms = content_terms_each(words)
+    unseen = idf(_UNSEEN)
+    kinds = []
+    for (word, own), (after, theirs) in zip(zip(words, terms), zip(words[1:], terms[1:])):
+        if not own or not own <= core or any(idf(t) < unseen for t in own):
+            continue
+        if _VERBAL.search(word) or _CODED.search(word) or zipf_frequency(word, "en") >= kind_zipf:
+            continue
+        if theirs and all(idf(t) < unseen for t in theirs) and zipf_frequency(after, "en") < function_zipf:
+            kinds.append(word)
+        elif (theirs and theirs <= core and all(idf(t) >= unseen for t in theirs) and not _VERBAL.search(after)
+              and not _CODED.search(after) and zipf_frequency(after, "en") < kind_zipf):
+            kinds.append(f"{word} {after}")
+    return kinds
+
+
+_OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
+_UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # Japanese, Chinese, Korean
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def in_other_language(question: str, settings: Settings) -> bool:
+    """Written in another accepted language: a script without spaces, or `other_language_words` words that are among one
+    other language's commonest (`other_language_zipf`) and far rarer in English ("sur", "des"; "Lake Como" has one)."""
+    if _UNSPACED.search(question):
+        return True
+    counts = dict.fromkeys(_OTHER_LANGUAGES, 0)
+    for word in {w.lower() for w in _LETTERS.findall(question) if not w.isupper()}:
+        english = zipf_frequency(word, "en")
+        for language in _OTHER_LANGUAGES:
+            other = zipf_frequency(word, language, wordlist="small")  # their commonest words: 8 MB, not 200
+            counts[language] += other >= settings.other_language_zipf and other - english >= settings.other_language_margin
+    return max(counts.values()) >= settings.other_language_words
 
 
 def has_core(core: set[str], text: str, settings: Settings, analyse: Callable[[str], set[str]] = content_terms) -> bool:

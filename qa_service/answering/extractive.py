@@ -13,17 +13,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import AbstractSet, Iterator, Sequence
 
 import numpy as np
 from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, compared, listed, names, one_paper
+from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
+from ..corpus.labels import named_things
+from ..corpus.names import name_key
 from ..corpus.textclean import sentence_spans
 
 
@@ -39,6 +41,7 @@ class ExtractiveTuning:
     second_share: float = 0.8
     max_papers: int = 8
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
+    per_named: int = 2
 
 
 _TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
@@ -68,7 +71,7 @@ class ExtractiveModel:
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
-        chosen = self._compose(kind, figures, per_source, about, every, plural)
+        chosen = self._compose(question, kind, figures, per_source, about, every, plural)
         if figures and not plural:
             chosen += self._each_asked(question, per_source[0], chosen, corpus)
         if not plural:
@@ -76,12 +79,12 @@ class ExtractiveModel:
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
         return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
 
-    def _compose(self, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str], every: bool,
-                 plural: bool) -> list[Candidate]:
+    def _compose(self, question: str, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str],
+                 every: bool, plural: bool) -> list[Candidate]:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share)
+        composition = Composition(t.second_share, per_named=t.per_named)
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
@@ -90,6 +93,9 @@ class ExtractiveModel:
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named)
+        called = [c for c in named if calls(question, c[0].source.label)]
+        if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
+            return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
@@ -125,7 +131,8 @@ class ExtractiveModel:
         whatever the cache lacks, the question's terms analysed once."""
         spans = [[s for passage in source.passages for s in _sentences(passage)] for source in sources]
         texts = [text for source_spans in spans for _, _, text in source_spans]
-        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus)))
+        own = _own_terms(question, sources, texts)
+        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus, ignore=own)))
         t = self.tuning
         counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
@@ -173,10 +180,14 @@ def _cosines(question: str, texts: list[str], corpus: CorpusView | None) -> list
     return [max(0.0, float(v)) for v in matrix[1:] @ matrix[0]]
 
 
-def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False) -> list[float]:
-    """Share of the question's idf weight each sentence contains; with `typos`, a word of five letters or
-    more matches within one edit ("questons" / "questions")."""
+def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: bool = False,
+             ignore: AbstractSet[str] = frozenset()) -> list[float]:
+    """Share of the question's idf weight (less the `ignore` terms, when others are left) each sentence contains;
+    with `typos`, a word of five letters or more matches within one edit ("questons" / "questions"). A term of an
+    abbreviation's other form stands in for the question's own ("MoE methods" holds "mixture-of-experts")."""
     terms = content_terms(question)
+    terms = (terms - ignore) or terms
+    forms = [(content_terms(written) & terms, content_terms(other)) for written, other in corpus.expanded(question)] if corpus else []
     idf = corpus.idf if corpus is not None else (lambda term: 1.0)
     total = sum(idf(term) for term in terms)
     if total <= 0:
@@ -185,10 +196,21 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: 
     for text in texts:
         have = content_terms(text)
         held = terms & have
+        held |= {t for written, other in forms if other and other <= have for t in written}
         if typos:
             held |= {t for t in terms - have if len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have)}
         shares.append(sum(idf(t) for t in held) / total)
     return shares
+
+
+def _own_terms(question: str, sources: list[Source], texts: list[str]) -> set[str]:
+    """The paper's own name, when the question asks it about another named thing its sentences hold: within one paper
+    the name tells no sentence from another, the thing does ("CUDA-L1 on H100?" is answered by the H100 one)."""
+    if len(sources) != 1:
+        return set()
+    label = name_key(sources[0].label)
+    others = [n for n in named_things(question) if name_key(n) not in label and any(n in text for text in texts)]
+    return content_terms(sources[0].label) if others else set()
 
 
 def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:

@@ -40,8 +40,9 @@ class IndexCorpus:
     Sentence vectors are kept (LRU by text): the same abstracts' sentences come back question
     after question, and embedding them once is what keeps sentence choice by meaning cheap."""
 
-    def __init__(self, corpora: Corpora, cache_size: int):
+    def __init__(self, corpora: Corpora, cache_size: int, abbreviation_share: float = 0.0):
         self.corpora = corpora
+        self.abbreviation_share = abbreviation_share
         embed = corpora.default.local_embed()
         # through the query cache: retrieval embedded the question a moment ago, and an answer embeds only its question
         self._embed = getattr(embed, "embed_query", embed)
@@ -50,6 +51,9 @@ class IndexCorpus:
 
     def idf(self, term: str) -> float:
         return self.corpora.idf(term)
+
+    def expanded(self, question: str) -> list[tuple[str, str]]:
+        return self.corpora.expanded(question, self.abbreviation_share)
 
     def embed(self, texts: list[str]) -> Sequence[Any] | None:
         """Sentences the ingest kept vectors for are looked up; only the rest (the question) are embedded."""

@@ -20,9 +20,12 @@ _PHRASE_STOP = re.compile(r",|;|:|\.\s|\(|—")
 _BORROWED = re.compile(r"\b(?:existing|prior|previous|representative|baselines?|extends|such as|like|over|than)\b", re.I)
 _TITLE_PHRASE = re.compile(r"^(?:(?:[A-Z][\w²-]*|of|for|and|with|via|to)\s){1,5}[A-Z][\w²-]*")
 _LEADING = re.compile(r"^(?:a|an|the|our|new|novel|simple|general|first|unified)\s+", re.IGNORECASE)
-_GENERIC = {
-    "LLM", "LLMs", "LMs", "LLaMA", "GPU", "GPUs", "CNN", "CNNs", "RL", "AI", "SOTA", "API", "APIs",
-    "NLP", "PhD", "MoE", "ImageNet", "GPT-4o", "CoT", "LMM", "LMMs", "VLM", "VLMs", "MLLM", "MLLMs",
+# names so widely used they name no one paper: the field's common things (a benchmark, a model family)...
+COMMON_NAMED = frozenset({"LLaMA", "ImageNet", "GPT-4o"})
+# ...and its generic terms, which are no named thing at all
+_GENERIC = COMMON_NAMED | {
+    "LLM", "LLMs", "LMs", "GPU", "GPUs", "CNN", "CNNs", "RL", "AI", "SOTA", "API", "APIs",
+    "NLP", "PhD", "MoE", "CoT", "LMM", "LMMs", "VLM", "VLMs", "MLLM", "MLLMs",
     "DNN", "DNNs", "ViT", "ViTs",
 }
 
@@ -49,6 +52,12 @@ def question_names(question: str) -> set[str]:
 
 def name_candidates(text: str) -> set[str]:
     return {t for t in _TOKEN.findall(text) if is_name_like(t)}
+
+
+def named_things(text: str) -> set[str]:
+    """The things a text names: name-shaped words, and the field's common named things (ImageNet), which name
+    no paper but are asked about ("What does GMamba get on ImageNet?")."""
+    return name_candidates(text) | {t for t in _TOKEN.findall(text) if t in COMMON_NAMED}
 
 
 def _bold_terms(raw: str) -> list[str]:

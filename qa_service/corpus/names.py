@@ -23,6 +23,8 @@ from ..records import NameMatch
 
 _WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
 _POSSESSIVE = re.compile(r"['’]s$")
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+_LIKENESS = {"style", "like", "based", "inspired", "type", "esque", "ish", "alike", "artig", "ähnlich", "similar"}  # "X-style": akin to X
 
 
 _TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then ": " and the rest of the title
@@ -70,6 +72,17 @@ def _names_it(typed: str, entry: dict) -> bool:
     return not (entry.get("word") and typed.islower())
 
 
+def joined_name(word: str) -> list[str]:
+    """The name in a name joined to an ordinary word ("MMEVOKE-Benchmark", "RLP-Arbeit"); none in a version or a
+    compound of names (GPT-5, Qwen3-8B: digits make another name), nor in "GPTQ-style" (like GPTQ, not it)."""
+    parts = _HYPHEN.split(word)
+    if parts[-1].lower() in _LIKENESS:
+        return []
+    names = [p for p in parts if is_name_like(p)]
+    words = [p for p in parts if p.isalpha() and len(p) >= 3 and not is_name_like(p)]
+    return names if len(names) == 1 and len(names) + len(words) == len(parts) else []
+
+
 def _digits(key: str) -> str:
     return "".join(c for c in key if c.isdigit())
 
@@ -105,6 +118,7 @@ class NameResolver:
         words = [_POSSESSIVE.sub("", w).strip("'’-\u2010\u2011") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
         candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
+        candidates += [(part, name_key(part)) for w in words if name_key(w) not in self.book for part in joined_name(w)]
         known = {w: self.known_word(w) for w in words}  # each word analysed once
         matches: dict[str, NameMatch] = {}
         covered: set[str] = set()
@@ -113,9 +127,10 @@ class NameResolver:
             if entry is not None and _names_it(typed, entry):
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
+        covered.update(w for w in words if any(part in covered for part in _HYPHEN.split(w)))
         lookups = 0
         for typed, key in candidates:
-            if typed in covered or " " in typed or key in self.book or known[typed]:
+            if typed in covered or " " in typed or key in self.book or known.get(typed, True):  # a joined part is matched exactly only
                 continue
             budget = typo_budget(len(key), self.settings)
             if budget and self.keys and lookups < self.settings.max_typo_lookups:

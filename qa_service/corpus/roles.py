@@ -114,18 +114,29 @@ _NEGATIVE = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+# a pointer into the paper ("Figure 1", "Table 3", "Sec. 4", "Eq. (2)") or a link is no figure it reports
+_POINTER = re.compile(
+    r"\b(?:fig(?:ure)?s?|tables?|sec(?:tion)?s?|eqs?|equations?|appendix|appendices|theorems?|lemmas?|algorithms?|chapters?)"
+    r"\.?\s*\(?\d+[a-z]?\)?|https?://\S+|www\.\S+",
+    re.I,
+)
 # an enumeration "(1)" or "(ii)" is no figure; a range "2-5x" and a size "10K" are
 _NUMBER = re.compile(r"(?<![\w.\-@/(])\d[\d,.]*(?:[-–]\d[\d,.]*)?(?:%|×|x\b|[kKMB]\b)?(?![\w\-/)])|[×x]\d")
 
 
 def has_figures(sentence: str) -> bool:
     """A measured figure (a percentage, a ratio, a decimal, a unit): what makes a sentence a result."""
-    return bool(_FIGURE.search(_YEAR.sub(" ", sentence)))
+    return bool(_FIGURE.search(_unpointed(sentence)))
 
 
 def states_number(sentence: str) -> bool:
     """Any number on its own, counts included ("324 tasks"), not a year or a name's digit (GPT-4, H100)."""
-    return bool(_NUMBER.search(_YEAR.sub(" ", sentence)))
+    return bool(_NUMBER.search(_unpointed(sentence)))
+
+
+def _unpointed(sentence: str) -> str:
+    """The sentence without years, pointers into the paper and links: what is left of its numbers is reported."""
+    return _POINTER.sub(" ", _YEAR.sub(" ", sentence))
 
 
 def role_of(sentence: str, position: int, count: int, previous: Role | None) -> Role:

@@ -102,7 +102,7 @@ class Retriever:
                     dense.append((cid, cosine))
                     owner[paper_of(cid)] = part
             if mode != "dense":
-                for cid, score in lexical.search(question, n, None if mask is None else mask.astype(np.float32)):
+                for cid, score in lexical.search(question, n, None if mask is None else mask.astype(np.float32), self.settings.abbreviation_share):
                     sparse.append((cid, score))
                     owner.setdefault(paper_of(cid), part)
             matches, missing = self.names(lexical, part.name).resolve(question)

@@ -262,6 +262,11 @@ class Corpora:
         df = sum(lexical.paper_df.get(term, 0) for lexical in lexicals)
         return math.log((papers + 1) / (df + 0.5))
 
+    def expanded(self, question: str, share: float) -> list[tuple[str, str]]:
+        """The other forms of the question's abbreviations, as the abstracts of the corpora loaded define them."""
+        found = [form for index in list(self._indexes.values()) for form in index.lexical.expanded(question, share)]
+        return list(dict.fromkeys(found))
+
     # -- writing ---------------------------------------------------------------------
     def check_unique(self, papers: Sequence[Paper], into: str) -> None:
         """Paper ids are unique across corpora: refuse, before anything is written, ids another corpus holds."""

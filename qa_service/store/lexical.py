@@ -23,10 +23,11 @@ import Stemmer
 from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from ..checksums import file_sha256
+from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
 
 META = "qa_meta.json"
-NAMES_VERSION = 2  # the rules names.py finds names by (2: a title's name before its colon); a saved index under others is rebuilt
+NAMES_VERSION = 3  # the rules names.py and abbreviations.py find names by (3: abbreviations kept); a saved index under others is rebuilt
 _STEMMER = Stemmer.Stemmer("english")
 _CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
@@ -55,8 +56,11 @@ class LexicalIndex:
 
     def __init__(self, retriever: bm25s.BM25, chunk_ids: list[str], paper_df: dict[str, int], papers: int, version: str,
                  labels: dict[str, str] | None = None, names: dict[str, dict] | None = None,
-                 authors: dict[str, list[str]] | None = None):
+                 authors: dict[str, list[str]] | None = None, abbreviations: dict[str, list[str]] | None = None):
         self.retriever = retriever
+        self.abbreviations = abbreviations or {}  # short form -> the long forms the abstracts define it by
+        self._by_long = by_long_form(self.abbreviations)
+        self._rare: dict[float, tuple[dict[str, list[str]], dict[str, str]]] = {}
         self.labels = labels or {}
         self.names = names or {}  # name key -> {name, papers}: see names.py
         self.authors = authors or {}  # paper id -> its authors as the corpus gives them: see authors.py
@@ -85,7 +89,7 @@ class LexicalIndex:
         for terms in per_paper.values():
             for term in terms:
                 paper_df[term] = paper_df.get(term, 0) + 1
-        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names, authors)
+        return cls(retriever, list(chunk_ids), paper_df, len(per_paper), version, labels, names, authors, definitions(texts))
 
     def knows(self, word: str) -> bool:
         """Is this word (as BM25 analyses it) a word of the corpus? Then it is no typo."""
@@ -121,10 +125,12 @@ class LexicalIndex:
             weights += present * self.idf(term)
         return {pid: float(w) / total for pid, w in zip(paper_ids, weights)}
 
-    def search(self, question: str, n: int, weights: np.ndarray | None = None) -> list[tuple[str, float]]:
+    def search(self, question: str, n: int, weights: np.ndarray | None = None, expand_share: float = 0.0) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) best first; empty when no term of the question is indexed. `weights`
-        (see `allow`) zeroes chunks before the top n are taken, so a filter still returns n when n match."""
-        terms = [t for t in analyze(question) if t in self._vocab]
+        (see `allow`) zeroes chunks before the top n are taken, so a filter still returns n when n match.
+        `expand_share`: the question's abbreviations in their other form too, those at most this share of papers use."""
+        others = [other for _, other in self.expanded(question, expand_share)]
+        terms = [t for t in analyze(" ".join([question, *others])) if t in self._vocab]
         if not terms or not self.chunk_ids:
             return []
         scores = self.retriever.get_scores(terms, weight_mask=weights)
@@ -135,6 +141,18 @@ class LexicalIndex:
             hits = hits[np.argpartition(-scores[hits], n - 1)[:n]]
         order = hits[np.lexsort((hits, -scores[hits]))]  # best first; equal scores in index order, so the same every time
         return [(self.chunk_ids[int(i)], float(scores[i])) for i in order]
+
+    def expanded(self, question: str, share: float) -> list[tuple[str, str]]:
+        """The other forms of the abbreviations the question uses or spells out ("mixture-of-experts" -> MoE), of those
+        at most `share` of the papers use (LLM is everywhere: its long form would add only common words)."""
+        if share <= 0 or not self.papers or not self.abbreviations:
+            return []
+        if share not in self._rare:  # once per share: a question's look-up is then a few dict reads
+            shorts = list(self.abbreviations)
+            used = [max((self.paper_df.get(t, 0) for t in terms), default=0) for terms in content_terms_each(shorts)]
+            rare = {short: self.abbreviations[short] for short, df in zip(shorts, used) if df <= share * self.papers}
+            self._rare[share] = (rare, {long: short for long, short in self._by_long.items() if short in rare})
+        return expansions(question, *self._rare[share])
 
     def chunks_of(self, weights: np.ndarray) -> list[str]:
         """The chunk ids `allow` gave weight: the same restriction, for the dense side."""
@@ -161,7 +179,7 @@ class LexicalIndex:
         self.retriever.save(str(tmp), show_progress=False)
         files = {p.name: file_sha256(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {"version": self.version, "chunk_ids": self.chunk_ids, "paper_df": self.paper_df, "papers": self.papers,
-                "labels": self.labels, "names": self.names, "authors": self.authors, "files": files,
+                "labels": self.labels, "names": self.names, "authors": self.authors, "abbreviations": self.abbreviations, "files": files,
                 "names_version": NAMES_VERSION}
         (tmp / META).write_text(json.dumps(meta), encoding="utf-8")
         old = folder.with_name(folder.name + ".old")
@@ -240,7 +258,7 @@ class LexicalIndex:
                 return None  # a file was truncated or overwritten
             retriever = bm25s.BM25.load(str(folder), show_progress=False)
             lexical = cls(retriever, meta["chunk_ids"], meta["paper_df"], meta["papers"], meta["version"],
-                          meta.get("labels", {}), meta.get("names", {}), meta["authors"])
+                          meta.get("labels", {}), meta.get("names", {}), meta["authors"], meta["abbreviations"])
         except Exception:  # noqa: BLE001 - whatever a damaged file raises (OSError, ValueError, KeyError...), rebuild
             return None
         return lexical

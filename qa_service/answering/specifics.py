@@ -1,0 +1,86 @@
+"""Specifics a question asks of one paper that its abstract may leave out: a count of things, the one that came out best.
+
+"How many routers does RouterArena rank?" is answered by a number next to "routers"; an abstract that
+speaks of routers but never counts them does not report it, whatever other numbers it holds (a "(1)"
+of a list, a URL's digits). "Which of the 11 models was least sycophantic?" is answered by a name
+in a sentence that ranks; an abstract that ranks without naming ("the best performer reaches 7%")
+does not say which. Both read English wording: a count asked in another language names its thing
+in that language, which an English abstract cannot match, so it goes unjudged (never refused by this).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ..corpus.labels import name_candidates
+from ..corpus.names import name_key
+
+# "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)
+_NOT_COUNTED = {"times", "does", "was", "has", "this", "its", "his", "is", "plus", "less", "thus", "yes"}  # English function words, "how many times" (a ratio)
+_COUNT_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|thousand"
+                r"|dozens?|hundreds|thousands|millions|billions|single|several|multiple|both")
+_COUNT = re.compile(rf"^(?:\d[\d,.]*[kKMB]?\+?|{_COUNT_WORDS})$", re.I)
+_TOKEN = re.compile(r"[\w+.,%-]+")
+
+# "which (of the 11) models was the least sycophantic", "which one ranks first", "the top performer"
+_SUPERLATIVE = r"(?:most|least)\s+[\w-]+|best|top|first|last|worst|(?!(?:te|intere|reque|late|gue|che|fore)st\b)[a-z]{2,}est"
+_BEST = re.compile(
+    r"\bwhich\s+(?!papers?\b|works?\b|methods?\b|approach(?:es)?\b|stud(?:y|ies)\b)(?:[\w-]+\s+){0,5}?"
+    rf"(?:was|is|were|are|ranks?|ranked|came|comes|performs?|performed|scored?|did|does)\s+(?:the\s+)?(?P<a>{_SUPERLATIVE})\b"
+    r"|\bwhich\s+one\b(?:\s+\w+){0,3}?\s+(?P<b>first|best|on\s+top)\b|\b(?P<c>(?:top|best)[- ]perform(?:er|ing))\b",
+    re.I,
+)
+_RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|strongest|weakest|leading|outperform\w*|"
+                      r"surpass\w*|ranks?|ranked)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+
+
+def counted_things(question: str) -> list[str]:
+    """The things an English "how many" counts ("how many A100 GPUs were used" -> GPUs)."""
+    return [m.group(2) for m in _HOW_MANY.finditer(question) if m.group(2).lower() not in _NOT_COUNTED]
+
+
+def counts(text: str, thing: str, window: int) -> bool | None:
+    """Does the text give a count of the thing (a number at most `window` words before it)? None: it never
+    speaks of the thing, so the question may call it by another word and nothing can be said."""
+    stem = _stem(thing)
+    tokens = _TOKEN.findall(text)
+    spoken = [i for i, token in enumerate(tokens) if _stem(token).startswith(stem)]
+    if not spoken:
+        return None
+    return any(_COUNT.match(tokens[j].rstrip(".,")) for i in spoken for j in range(max(0, i - window), i))
+
+
+def asked_best(question: str) -> str:
+    """What the question asks to be named, when it asks which one came out best or worst ("least sycophantic")."""
+    found = _BEST.search(question)
+    if found is None:
+        return ""
+    return " ".join((found.group("a") or found.group("b") or "the top performer").split())
+
+
+def names_best(text: str, own: Sequence[str]) -> bool:
+    """Does a ranking sentence of the text name something other than the paper itself?"""
+    keys = {name_key(label) for label in own}
+    return any(_RANKING.search(s) and any(name_key(n) not in keys for n in name_candidates(s)) for s in _SENTENCE.split(text))
+
+
+def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int) -> list[str]:
+    """What the question asks that none of the texts reports, as the service says it ("the number of routers")."""
+    missing = [f"the number of {thing}" for thing in counted_things(question)
+               if not any(counts(text, thing, window) for text in texts) and any(counts(text, thing, window) is False for text in texts)]
+    best = asked_best(question)
+    if best and not any(names_best(text, own) for text in texts):
+        missing.append(f"which one was {best}")
+    return missing
+
+
+def _stem(word: str) -> str:
+    """GPUs, GPU -> gpu; studies -> stud; routers -> router: enough to find the thing again in the abstract."""
+    word = word.lower().strip(".,")
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
