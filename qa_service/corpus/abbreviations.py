@@ -13,7 +13,7 @@ import re
 from typing import Iterable
 
 # "(XYZ)" after a word: the short form has a capital, two to ten characters, no spaces; the long form is in the words before
-_DEFINED = re.compile(r"(?<=\w)\s+\((?=[^)]*[A-Z])([A-Za-z][\w²³-]{1,9})\)")
+_DEFINED = re.compile(r"(?<=\w)\s+\(([A-Za-z][\w²³-]{1,9})\)")  # bounded: no scan to a far ")"
 _BEFORE = 120  # characters before "(" the long form is looked for in: eight words
 _WORD_LIKE = re.compile(r"[^\W\d_][\w'’-]*")
 _WORD = re.compile(r"[^\W_]+")
@@ -43,7 +43,10 @@ def definitions(texts: Iterable[str]) -> dict[str, list[str]]:
     found: dict[str, set[str]] = {}
     for text in texts:
         for match in _DEFINED.finditer(text):
-            words, short = _words_before(text[max(0, match.start() - _BEFORE) : match.start()]), match.group(1)
+            short = match.group(1)
+            if short.islower():
+                continue  # "(see)", "(e.g)": a short form has a capital
+            words = _words_before(text[max(0, match.start() - _BEFORE) : match.start()])
             expanded = long_form(words, short)
             if expanded:
                 found.setdefault(short, set()).add(normal(expanded))
