@@ -109,6 +109,8 @@ class Settings:
     detail_idf: float = _s(2.0, "A claim word at least this rare (idf over the corpus's chunks) that its cited abstract never uses, in any form, counts toward detail_words.")
     detail_words: int = _s(2, "This many such rare words absent from the cited abstract make the claim unverified however much else the quote holds: a paraphrase swaps a word, an invented detail ('on robotic control tasks') brings new ones.")
     comparative_zipf: float = _s(3.0, "A claim's -est word is a superlative the quote must say too when its -er form is at least this common in English (wordfreq Zipf): largest/larger, easiest/easier, not interest/interer or honest/honer.")
+    role_window: int = _s(3, "Content words apart (words rarer than role_common_zipf) that still bind a doer to its act ('a teacher agent generates'): a claim that has two doers trade their acts against the quote is a contradiction.")
+    role_common_zipf: float = _s(5.6, "A word at least this common in English (wordfreq Zipf) is a function word ('then', 'which', 'also') when reading who does what: it binds nothing.")
     references: str = _s("full", "How a /v1/chat/completions text answer ends, unless the request's `references` says: full (per cited source its label, title, year, venue, URL and the quoted sentences, which text clients such as llm and LangChain keep), labels ([n] label (paper id) only) or none.")
     api_key: str = _s("", "When set, /api/* requires 'Authorization: Bearer <key>' (the page asks for it once).")
     rate_limit: str = _s("300 per minute", "Per-client budget shared by all /api/* and /v1/* routes (flask-limiter syntax): the page needs a few requests a minute, a script may send 5 a second; empty turns it off.")

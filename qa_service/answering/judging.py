@@ -20,8 +20,9 @@ from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
+from .bindings import bind, misbound, qualified, renamed, than_swapped, traded
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
-from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
+from .polarity import ADDITIVE, antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -46,6 +47,8 @@ class Tuning:
     detail_idf: float
     detail_words: int
     comparative_zipf: float
+    role_window: int
+    role_common_zipf: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -53,7 +56,7 @@ class Tuning:
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
-                   settings.comparative_zipf)
+                   settings.comparative_zipf, settings.role_window, settings.role_common_zipf)
 
 
 @dataclass
@@ -101,7 +104,8 @@ class Judge:
             scored.append((coverage * (self.prior_weight if prior and not of_prior else 1.0), hits, s, e, coverage))
         best = self._pick(claim, scored, text, by_meaning)
         _, _, start, end, coverage = scored[best]
-        verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
+        earlier = read.prior[best] and not of_prior  # the quote speaks of earlier work, the claim of the paper
+        verdict, reason = self._align(claim, text[start:end], source, coverage, reads, earlier)
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
@@ -157,11 +161,13 @@ class Judge:
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
         return max(ranked, key=lambda i: scored[i][0] + hit * scored[i][1] + meaning * max(0.0, closeness[i]))
 
-    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
-        """Contradictions first (another figure, the opposite direction), then what is missing."""
+    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads,
+               earlier: bool = False) -> tuple[SentenceVerdict, str]:
+        """Contradictions first (another figure, the opposite direction, things bound otherwise), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        found = (self._figures(claim, quote, about, reads) or self._opposites(claim, quote, about, reads)
-                 or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
+        found = (self._figures(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
+                 or self._opposites(claim, quote, about, reads) or self._names(claim, quote, source, reads)
+                 or self._details(claim, quote, source, about and not earlier, reads))
         if found is not None:
             return found
         if coverage < self.threshold:
@@ -196,6 +202,21 @@ class Judge:
         if turned:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
         return None
+
+    def _roles(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
+        """Each figure given for the named thing the quote gives it for, and each doer doing what the quote says."""
+        if not about:
+            return None
+        own = named_things(source.label) | set(words(source.label))
+        said, heard = bind(_fold(claim), reads.figures(_fold(claim))), bind(_fold(quote), reads.figures(_fold(quote)))
+        found = misbound(said, heard, own) or qualified(said, heard, own)
+        if found:
+            return SentenceVerdict.CONTRADICTED, found
+        turned = than_swapped(claim, quote) or renamed(claim, quote, own)
+        if turned:
+            return SentenceVerdict.CONTRADICTED, f"the quote has '{turned}'"
+        acts = traded(claim, quote, self.tuning.role_window, self.tuning.role_common_zipf)
+        return (SentenceVerdict.CONTRADICTED, f"the quote has the roles the other way ('{acts}')") if acts else None
 
     def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
         """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
@@ -239,6 +260,8 @@ class Judge:
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
+        if about and "only" in said and not ADDITIVE.search(claim) and ADDITIVE.search(quote):  # "only X" / "not only X but also Y"
+            return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
                        and not (q in ("state-of-the-art", "sota") and bare))

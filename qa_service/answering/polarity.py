@@ -12,8 +12,12 @@ from typing import AbstractSet, Callable
 
 from wordfreq import zipf_frequency
 
-from .claims import ALTERNATIVES, words
+from .claims import ALTERNATIVES, PREPOSITIONS, words
 
+ADDITIVE = re.compile(r"\bnot\s+(?:just|only|merely|simply|solely)\b", re.I)  # "not just X" adds to X, denies nothing
+# what a sentence leaves behind without denying it: "from static fitting to discovery", "beyond static fitting"
+_DEPARTED = re.compile(r"\bfrom\s+((?:[^\W\d][\w-]*\s+){1,4}?)to\s|\bbeyond\s+((?:[^\W\d][\w-]*\s*){1,4})", re.I)
+_PHRASE = re.compile(r"[,;:.()!?]|\b(?:and|but)\b", re.I)
 _NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
 
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
@@ -53,6 +57,9 @@ ANTONYMS = (
     ("homogeneous", "heterogeneous"), ("sequential", "parallel"), ("continuous", "discrete"),
     ("deterministic", "stochastic"), ("include", "exclude"), ("inside", "outside"), ("open-source", "closed-source"),
     ("accept", "reject"), ("preserve", "destroy"), ("maximum", "minimum"), ("overestimate", "underestimate"),
+    ("reward", "penalize"), ("reward", "penalise"), ("reward", "punish"), ("benefit", "harm"), ("mitigate", "exacerbate"),
+    ("mitigate", "amplify"), ("presence", "absence"), ("synchronous", "asynchronous"), ("symmetric", "asymmetric"),
+    ("similar", "different"), ("true", "false"), ("win", "lose"),
 )
 
 def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
@@ -128,18 +135,34 @@ def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[st
 
 
 def denied(text: str, reach: int = 3) -> str:
-    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..., and every
-    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y")."""
-    tokens, out = words(text), []
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"... up to the
+    preposition that ends its phrase ("fail to improve | across iterations"), the X of "X-free", and every
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y").
+    "Not just X" denies nothing."""
+    text, out = ADDITIVE.sub(" ", text), []
+    tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
         if t in NEGATION or t.endswith("n't"):
-            out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
+            taken: list[str] = []
+            for w in tokens[i + 1:i + 1 + 3 * reach]:
+                if w in PREPOSITIONS and taken or len(taken) == reach or w == ",":
+                    break
+                if w not in NEGATION and len(w) > 3 and w not in PREPOSITIONS and w != "than":  # "rather than"
+                    taken.append(w)
+            out.extend(taken)
+        elif t.endswith("-free") and len(t) > 8:  # "clipping-free": without clipping
+            out.append(t[:-5])
     for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
         listed = ALTERNATIVES.match(text, match.end())
-        if listed:
+        if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
             out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)
 
+
+def departed(text: str) -> str:
+    """What the text moves away from without denying it ("from static function fitting to ...", "beyond X"):
+    a claim that denies it ("rather than static function fitting") says no more than the text."""
+    return " ".join(m.group(1) or m.group(2) for m in _DEPARTED.finditer(text))
 
 
 def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
@@ -150,8 +173,9 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
     for word in sorted(heard - said):
         if word in claim_all and not _affirmed(word, quote, quote_denied):
             return word
+    left = stems(departed(quote))
     for word in sorted(said - heard):
-        if word in quote_all and not _affirmed(word, claim, claim_denied):
+        if word in quote_all and word not in left and not _affirmed(word, claim, claim_denied):
             return word
     return ""
 
