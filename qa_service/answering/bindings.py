@@ -40,7 +40,7 @@ class Binding:
 def bind(text: str, found: list[Figure]) -> list[Binding]:
     """Each figure of the text with the names of the statement it stands in; a list of figures after a list
     of names ("Alpha and Beta reach 31.1 and 23.4, respectively") maps them in order."""
-    spans = name_spans(text)
+    spans = name_spans(text, capitalised=True)
     own = [f for f in found if not _in_name(text, f, spans)]
     cuts = [0] + [m.end() for m in _SEGMENT.finditer(text)] + [len(text) + 1]
     out = {}
@@ -205,10 +205,10 @@ def renamed(claim: str, quote: str, own_names: AbstractSet[str]) -> str:
     """A name of the claim standing where the quote, otherwise aligned, has another name the claim never gives,
     while the quote uses the claim's name elsewhere ("we introduce ACR ..., unlike ASR" / "introduces ASR")."""
     said, heard = words(claim), words(quote)
-    names_c = {n for _, _, n in name_spans(claim)} - own_names
-    names_q = {n for _, _, n in name_spans(quote)} - own_names
+    names_c = {n for _, _, n in name_spans(claim, capitalised=True)} - own_names
+    names_q = {n for _, _, n in name_spans(quote, capitalised=True)} - own_names
     for op, i1, i2, j1, j2 in SequenceMatcher(None, said, heard, autojunk=False).get_opcodes():
-        if op != "replace" or i2 - i1 > 4 or j2 - j1 > 4:
+        if op != "replace" or i2 - i1 > 8 or j2 - j1 > 8:
             continue
         mine = [t for t in said[i1:i2] if t in names_c and t in heard[:j1] + heard[j2:]]
         theirs = [t for t in heard[j1:j2] if t in names_q and t not in said]

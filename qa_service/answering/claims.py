@@ -123,14 +123,16 @@ def named_things(text: str) -> set[str]:
     return {name for _, _, name in name_spans(text)}
 
 
-def name_spans(text: str) -> list[tuple[int, int, str]]:
-    """Each name-shaped token of the text (see named_things) with where it stands, lower-cased."""
+def name_spans(text: str, capitalised: bool = False) -> list[tuple[int, int, str]]:
+    """Each name-shaped token of the text (see named_things) with where it stands, lower-cased; with
+    `capitalised`, also each capitalised word right after another word ("over Torch Compile")."""
     names: list[tuple[int, int, str]] = []
     tokens = list(re.finditer(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]", text))  # @: metrics such as Pass@1, Recall@10
     for i, match in enumerate(tokens):
         token = match.group(0).rstrip("'’s") if match.group(0).endswith(("'s", "’s")) else match.group(0)
         inner = any(c.isupper() for c in token[1:]) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
-        sentence_start = i == 0 or bool(re.search(r"[.:;!?|]\s*$|^\s*$", text[tokens[i - 1].end():match.start()]))
+        gap = text[tokens[i - 1].end():match.start()] if i else ""
+        sentence_start = i == 0 or bool(re.search(r"[.:;!?|]\s*$", gap) or (not capitalised and re.fullmatch(r"\s*", gap)))
         if inner or (token[:1].isupper() and not sentence_start and len(token) > 1):
             names.append((match.start(), match.start() + len(token), token.lower()))
     return names
