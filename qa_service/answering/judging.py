@@ -22,7 +22,7 @@ from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import bind, misbound, qualified, renamed, than_swapped, traded
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
-from .polarity import ADDITIVE, antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
+from .polarity import ADDITIVE, antonym_clash, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
@@ -185,9 +185,7 @@ class Judge:
         antonym = antonym_clash(set(said), set(heard))
         if antonym:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{antonym}'"
-        (up, down), (q_up, q_down) = direction(said), direction(heard)
-        if ((up - set(heard) and q_down and not q_up and not up & q_up)
-                or (down - set(heard) and q_up and not q_down and not down & q_down)):
+        if turned_whole(said, heard, reads.stems):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
         one, other = exchanged(said, heard)
         if one:

@@ -12,7 +12,7 @@ from typing import AbstractSet, Callable
 
 from wordfreq import zipf_frequency
 
-from .claims import ALTERNATIVES, PREPOSITIONS, words
+from .claims import ALTERNATIVES, PREPOSITIONS, SCAFFOLD, words
 
 ADDITIVE = re.compile(r"\bnot\s+(?:just|only|merely|simply|solely)\b", re.I)  # "not just X" adds to X, denies nothing
 # what a sentence leaves behind without denying it: "from static fitting to discovery", "beyond static fitting"
@@ -62,6 +62,10 @@ ANTONYMS = (
     ("similar", "different"), ("true", "false"), ("win", "lose"),
 )
 
+_PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
+_CONJUNCTIONS = {"and", "or", "but", "while", "whereas", "which", "that", "because", "as"}
+
+
 def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
     """The comparison words of a text that point up, and those that point down."""
     return {t for t in tokens if t in UP}, {t for t in tokens if t in DOWN}
@@ -73,10 +77,30 @@ def directed(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach:
     for i, t in enumerate(tokens):
         way = "up" if t in UP else "down" if t in DOWN else ""
         if way:
-            near = [w for w in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if w not in UP and w not in DOWN]
-            for stem in stems(" ".join(near)):
+            for stem in stems(" ".join(_neighbours(tokens, i, reach))):
                 out.setdefault(stem, set()).add(way)
     return out
+
+
+def _neighbours(tokens: list[str], i: int, reach: int) -> list[str]:
+    """The words either side of a comparison word, within its phrase: "representations and | improving transfer"."""
+    before = tokens[max(0, i - reach):i]
+    cut = max([k + 1 for k, w in enumerate(before) if w in _CONJUNCTIONS] + [0])
+    after = tokens[i + 1:i + 1 + reach]
+    end = min([k for k, w in enumerate(after) if w in _CONJUNCTIONS] + [len(after)])
+    return [w for w in before[cut:] + after[:end] if w not in UP and w not in DOWN]
+
+
+def turned_whole(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> bool:
+    """The claim says a thing goes one way and the quote says only the other way, of a thing the quote speaks
+    of (every word next to the claim's comparison word, within its phrase, is in the quote)."""
+    (up, down), (q_up, q_down) = direction(claim), direction(quote)
+    turned = (up - set(quote) if q_down and not q_up and not up & q_up else set()) | (
+        down - set(quote) if q_up and not q_down and not down & q_down else set())
+    heard = stems(" ".join(quote))
+    around = [{t for t in stems(" ".join(_neighbours(claim, i, 2))) if not t.startswith(tuple(SCAFFOLD)) and t not in _PARTICLES}
+              for i, w in enumerate(claim) if w in turned]
+    return any(near and all(t in heard for t in near) for near in around)
 
 
 def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
