@@ -10,6 +10,7 @@ joined clause no sentence carries), and most of the claim's idf-weighted words p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -26,6 +27,7 @@ from .polarity import ADDITIVE, antonym_clash, direction_clash, exchanged, negat
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
+_CONTRAST = re.compile(r"(?<=^)\s*(?:While|Whereas|Although|Though|Unlike)\b([^,]*),|[,;]\s*(?:while|whereas|but|yet)\s|\s(?:while|whereas)\s")
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 
 
@@ -235,7 +237,7 @@ class Judge:
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
         said, heard = words(claim), words(quote)
-        clash = negation_clash(claim, quote, reads.stems)
+        clash = negation_clash(claim, self._side(claim, quote, source, reads), reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
@@ -266,6 +268,15 @@ class Judge:
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
+
+    def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
+        """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim:
+        what the claim denies of one, the quote may say of the other."""
+        sides = [p for p in _CONTRAST.split(quote) if p and p.strip()]
+        if len(sides) < 2:
+            return quote
+        terms = self._terms(claim, source, reads)
+        return max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
 
     def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
