@@ -207,8 +207,10 @@ def renamed(claim: str, quote: str, own_names: AbstractSet[str]) -> str:
     said, heard = words(claim), words(quote)
     names_c = {n for _, _, n in name_spans(claim, capitalised=True)} - own_names
     names_q = {n for _, _, n in name_spans(quote, capitalised=True)} - own_names
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, said, heard, autojunk=False).get_opcodes():
-        if op != "replace" or i2 - i1 > 8 or j2 - j1 > 8:
+    blocks = SequenceMatcher(None, said, heard, autojunk=False).get_opcodes()
+    for k, (op, i1, i2, j1, j2) in enumerate(blocks):
+        framed = any(0 <= n < len(blocks) and blocks[n][0] == "equal" and blocks[n][2] - blocks[n][1] >= 2 for n in (k - 1, k + 1))
+        if op != "replace" or i2 - i1 > 8 or j2 - j1 > 8 or not framed:  # in the same place: the same words beside it
             continue
         mine = [t for t in said[i1:i2] if t in names_c and t in heard[:j1] + heard[j2:]]
         theirs = [t for t in heard[j1:j2] if t in names_q and t not in said]

@@ -33,6 +33,7 @@ _PRIOR = re.compile(
 _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  # what "no"/"without" before it denies
+_LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|with|over)\s+[^,;.()]{1,40}?)?,\s*(?:and\s+)?|\s+and\s+")  # between listed figures
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
                "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
@@ -151,15 +152,31 @@ def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSe
 
 def clause(text: str, figure: Figure, others: list[Figure]) -> str:
     """The clause a figure stands in, stopping at the next figure on either side."""
-    left = max([f.end for f in others if f.end <= figure.at] + [0])
     right = min([f.at for f in others if f.at >= figure.end] + [len(text)])
-    before = text[left:figure.at]
     after = text[figure.end:right]
-    cut = list(_CLAUSE.finditer(before))
-    before = before[cut[-1].end():] if cut else before
     ahead = _CLAUSE.search(after)
     after = after[:ahead.start()] if ahead else after
-    return before + " " + after
+    return _before(text, figure, others) + " " + after
+
+
+def _before(text: str, figure: Figure, others: list[Figure]) -> str:
+    left = max([f.end for f in others if f.end <= figure.at] + [0])
+    before = text[left:figure.at]
+    cut = list(_CLAUSE.finditer(before))
+    return before[cut[-1].end():] if cut else before
+
+
+def listed_lead(text: str, figure: Figure, given: list[Figure]) -> str:
+    """The words that open a list of figures ("improvements of +3.5% on MATH, +2.9% on HumanEval, and +5.5% on
+    MMLU-Pro"): they are said of every figure of the list, not only of the first."""
+    ordered = sorted(given, key=lambda f: f.at)
+    i = next((k for k, f in enumerate(ordered) if f is figure), None)
+    while i and ordered[i - 1].kind == figure.kind and _LIST_GAP.fullmatch(text[ordered[i - 1].end:ordered[i].at]):
+        i -= 1
+    if i is None or ordered[i] is figure:
+        return ""
+    first = ordered[i]
+    return _before(text, first, [f for f in ordered if f is not first])
 
 
 def object_words(tokens: list[str]) -> list[str]:

@@ -22,7 +22,7 @@ from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import bind, misbound, qualified, renamed, than_swapped, traded
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, listed_lead, named_things, object_words, variant, words
 from .polarity import ADDITIVE, antonym_clash, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -318,7 +318,7 @@ class Judge:
 
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
-        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
+        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]) + " " + listed_lead(quote, figure, given))
         return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 
 
