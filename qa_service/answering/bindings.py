@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
-from typing import AbstractSet, Optional
+from typing import AbstractSet, Callable, Optional
 
 from wordfreq import zipf_frequency
 
-from .claims import ARTICLES, Figure, name_spans, words
+from .claims import ARTICLES, Figure, name_spans, named_things, words
 
 # where one figure's statement ends and the next one's begins: not at "(", so "x2.51 (median x1.18) on
 # RTX 3090" gives both figures to the RTX 3090, and not in a table row, whose cells are one record
@@ -35,6 +35,21 @@ class Binding:
     figure: Figure
     names: Optional[frozenset[str]]
     words: frozenset[str]  # the longer words of its statement, lower-cased
+
+
+def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figure]], window: int, common: float) -> str:
+    """What the claim binds otherwise than the quote: a figure to another named thing, a narrower thing's figure,
+    the sides of a "than", one name put for another, two doers' acts. The reason, or ''."""
+    own = named_things(label) | set(words(label))
+    said, heard = bind(claim, figures(claim)), bind(quote, figures(quote))
+    found = misbound(said, heard, own) or qualified(said, heard, own)
+    if found:
+        return found
+    turned = than_swapped(claim, quote) or renamed(claim, quote, own)
+    if turned:
+        return f"the quote has '{turned}'"
+    acts = traded(claim, quote, window, common)
+    return f"the quote has the roles the other way ('{acts}')" if acts else ""
 
 
 def bind(text: str, found: list[Figure]) -> list[Binding]:

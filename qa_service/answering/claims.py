@@ -34,6 +34,7 @@ _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whos
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  # what "no"/"without" before it denies
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|with|over)\s+[^,;.()]{1,40}?)?,\s*(?:and\s+)?|\s+and\s+")  # between listed figures
+_HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
                "first", "fully", "perfectly", "guarantees", "guaranteed", "consistently", "everywhere"}
@@ -111,6 +112,11 @@ def _share_ranges(text: str, found: list[Figure]) -> None:
         a, b = found[i], found[i + 1]
         if re.fullmatch(r"\s*(?:[-–]|to|and)\s*", text[a.end:b.at]) and not a.kind and b.kind:
             found[i] = Figure(a.value, b.kind, a.tolerance, a.at, a.end, a.text)
+
+
+def fold(text: str) -> str:
+    """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
+    return text.translate(_HYPHENS)
 
 
 def words(text: str) -> list[str]:

@@ -10,7 +10,6 @@ joined clause no sentence carries), and most of the claim's idf-weighted words p
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -21,14 +20,12 @@ from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
-from .bindings import bind, misbound, qualified, renamed, than_swapped, traded
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, listed_lead, named_things, object_words, variant, words
-from .polarity import ADDITIVE, antonym_clash, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
+from .bindings import roles
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
+from .polarity import antonym_clash, contrast_sides, only_clash, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
-_CONTRAST = re.compile(r"(?<=^)\s*(?:While|Whereas|Although|Though|Unlike)\b([^,]*),|[,;]\s*(?:while|whereas|but|yet)\s|\s(?:while|whereas)\s")
-_HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 
 
 @dataclass(frozen=True)
@@ -205,31 +202,22 @@ class Judge:
 
     def _roles(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """Each figure given for the named thing the quote gives it for, and each doer doing what the quote says."""
-        if not about:
-            return None
-        own = named_things(source.label) | set(words(source.label))
-        said, heard = bind(_fold(claim), reads.figures(_fold(claim))), bind(_fold(quote), reads.figures(_fold(quote)))
-        found = misbound(said, heard, own) or qualified(said, heard, own)
-        if found:
-            return SentenceVerdict.CONTRADICTED, found
-        turned = than_swapped(claim, quote) or renamed(claim, quote, own)
-        if turned:
-            return SentenceVerdict.CONTRADICTED, f"the quote has '{turned}'"
-        acts = traded(claim, quote, self.tuning.role_window, self.tuning.role_common_zipf)
-        return (SentenceVerdict.CONTRADICTED, f"the quote has the roles the other way ('{acts}')") if acts else None
+        found = roles(fold(claim), fold(quote), source.label, reads.figures, self.tuning.role_window,
+                      self.tuning.role_common_zipf) if about else ""
+        return (SentenceVerdict.CONTRADICTED, found) if found else None
 
     def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
         """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
-        names = named_things(_fold(claim))
-        text, label = _fold(source.paper_text).lower(), _fold(source.label).lower()
+        names = named_things(fold(claim))
+        text, label = fold(source.paper_text).lower(), fold(source.label).lower()
         missing = sorted(n for n in names if n not in text and n not in label)
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
-        other = next((v for v in (variant(n, _fold(claim), _fold(quote), reads.stems) for n in sorted(names)) if v), "")
+        other = next((v for v in (variant(n, fold(claim), fold(quote), reads.stems) for n in sorted(names)) if v), "")
         if other:
             return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
         if reads.figures(claim):  # a figure counts only in the quote that names what it is for
-            away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
+            away = sorted(n for n in names if n not in fold(quote).lower() and n not in label)
             if away:
                 return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
         return None
@@ -260,7 +248,7 @@ class Judge:
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
-        if about and "only" in said and not ADDITIVE.search(claim) and ADDITIVE.search(quote):  # "only X" / "not only X but also Y"
+        if about and only_clash(claim, quote):
             return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
@@ -270,13 +258,9 @@ class Judge:
         return None
 
     def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
-        """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim:
-        what the claim denies of one, the quote may say of the other."""
-        sides = [p for p in _CONTRAST.split(quote) if p and p.strip()]
-        if len(sides) < 2:
-            return quote
+        """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
         terms = self._terms(claim, source, reads)
-        return max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
+        return max(contrast_sides(quote), key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
 
     def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
@@ -321,7 +305,3 @@ class Judge:
         around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]) + " " + listed_lead(quote, figure, given))
         return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 
-
-def _fold(text: str) -> str:
-    """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
-    return text.translate(_HYPHENS)

@@ -18,6 +18,7 @@ ADDITIVE = re.compile(r"\bnot\s+(?:just|only|merely|simply|solely)\b", re.I)  # 
 # what a sentence leaves behind without denying it: "from static fitting to discovery", "beyond static fitting"
 _DEPARTED = re.compile(r"\bfrom\s+((?:[^\W\d][\w-]*\s+){1,4}?)to\s|\bbeyond\s+((?:[^\W\d][\w-]*\s*){1,4})", re.I)
 _PHRASE = re.compile(r"[,;:.()!?]|\b(?:and|but)\b", re.I)
+_CONTRAST = re.compile(r"(?<=^)\s*(?:While|Whereas|Although|Though|Unlike)\b([^,]*),|[,;]\s*(?:while|whereas|but|yet)\s|\s(?:while|whereas)\s")
 _NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
 
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
@@ -181,6 +182,18 @@ def denied(text: str, reach: int = 3) -> str:
         if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
             out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)
+
+
+def contrast_sides(quote: str) -> list[str]:
+    """The two sides of a quote that sets two things against each other ("While X ..., Y ...", "X, whereas Y"):
+    what a claim denies of one, the quote may say of the other. The whole quote when it sets nothing apart."""
+    sides = [p for p in _CONTRAST.split(quote) if p and p.strip()]
+    return sides if len(sides) > 1 else [quote]
+
+
+def only_clash(claim: str, quote: str) -> bool:
+    """"Only X" where the quote says "not only X (but also Y)"."""
+    return "only" in words(claim) and not ADDITIVE.search(claim) and bool(ADDITIVE.search(quote))
 
 
 def departed(text: str) -> str:
