@@ -137,20 +137,20 @@ def qualified(claim: list[Binding], quote: list[Binding], own_names: AbstractSet
         if not names or not same:
             continue
         same = [q for q in same if q.names is not None and names <= q.names]
-        if not same or not all(_extra(q, mine) for q in same):
+        if not same or not all(_extra(q, mine, own_names) for q in same):
             continue
         exact = next((q for q in quote if q.names is not None and names <= q.names and not mine.figure.matches(q.figure)
-                      and q.figure.kind == mine.figure.kind and not _extra(q, mine)), None)
+                      and q.figure.kind == mine.figure.kind and not _extra(q, mine, own_names)), None)
         if exact is not None:
             return f"the quote gives {exact.figure.text.strip()} for that; {mine.figure.text.strip()} is for a narrower case"
     return ""
 
 
-def _extra(quoted: Binding, mine: Binding) -> set[str]:
+def _extra(quoted: Binding, mine: Binding, own_names: AbstractSet[str]) -> set[str]:
     """The words of the quote's statement of a figure that the claim's lacks, past its names and the verbs that
     only carry a figure ("demonstrates x2.77", "achieving 3.0x")."""
     assert quoted.names is not None
-    return {w for w in quoted.words - mine.words - quoted.names if not w.startswith(_CARRIERS)}
+    return {w for w in quoted.words - mine.words - quoted.names - own_names if not w.startswith(_CARRIERS)}
 
 
 def than_swapped(claim: str, quote: str) -> str:
