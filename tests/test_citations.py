@@ -361,9 +361,16 @@ CONTRASTS = [Source(1, "c:1", "Probe", (
     "Probe's problems require understanding highlighted code and cursor position, not just the instruction [1].",
     "The authors design clipping-free quantization methods that outperform the original GPTQ [1].",  # -free: without
     "Generative attacks produce adversarial examples in a single forward pass, avoiding multistep gradient updates [1].",
-    "This avoids the compounded cumulative prediction errors of discretizing time with recurrent architectures [1].",
     "Probe identifies deadzone trapping as the core issue: many weights get stuck at the deadzone boundary because they "
     "receive only noisy, less informative gradients [1].",  # "less" is of the gradients, which the quote never mentions
 ])
 def test_a_correct_paraphrase_of_a_negation_or_contrast_is_not_crossed(checker, right):
     assert verdict_of(checker, right, CONTRASTS) != "contradicted"
+
+
+def test_what_a_claim_says_its_paper_avoids_may_be_what_the_quote_says_earlier_work_has(checker):
+    brainy = [Source(1, "q:1", "Brainy", "We present Brainy, an ODE model of EEG. Conventional methods typically model dynamics "
+                                         "through discretizing time with recurrent architecture, which necessarily results in "
+                                         "compounded cumulative prediction errors.")]
+    claim = "This avoids the compounded cumulative prediction errors of discretizing time with recurrent architectures [1]."
+    assert verdict_of(checker, claim, brainy) != "contradicted"
