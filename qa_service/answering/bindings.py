@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
-from typing import AbstractSet, Callable, Optional
+from typing import AbstractSet, Callable, Optional, Sequence
 
 from wordfreq import zipf_frequency
 
@@ -73,7 +73,7 @@ def bind(text: str, found: list[Figure]) -> list[Binding]:
     return [out[id(f)] for f in own]
 
 
-def _in_name(text: str, figure: Figure, spans: list[tuple[int, int, str]]) -> bool:
+def _in_name(text: str, figure: Figure, spans: Sequence[tuple[int, int, str]]) -> bool:
     """A number that is part of a name: "RTX 3090", "Gemini 2.5 Pro", "Llama 3" (a plain number right after a name)."""
     return not figure.kind and any(0 <= figure.at - e <= 1 and text[e:figure.at] in ("", " ", "-") for _, e, _ in spans)
 
@@ -90,7 +90,7 @@ def _runs(text: str, own: list[Figure]) -> list[list[Figure]]:
     return runs
 
 
-def _listed_names(text: str, spans: list[tuple[int, int, str]], before: int) -> list[list[str]]:
+def _listed_names(text: str, spans: Sequence[tuple[int, int, str]], before: int) -> list[list[str]]:
     """The list of names that ends last before `before` in its sentence ("such as Gemini 2.5 Pro and GPT-4.1"):
     each item its name words; one word or number apart is still one name."""
     start = max([m.end() for m in _SENTENCE.finditer(text, 0, before)] + [0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import AbstractSet, Callable
 
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
@@ -34,6 +35,8 @@ _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whos
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  # what "no"/"without" before it denies
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|with|over)\s+[^,;.()]{1,40}?)?,\s*(?:and\s+)?|\s+and\s+")  # between listed figures
+_NAME_TOKEN = re.compile(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]")  # @: metrics such as Pass@1, Recall@10
+_ENDS_SENTENCE = re.compile(r"[.:;!?|]\s*$")
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
 QUANTIFIERS = {"all", "every", "always", "only", "any", "entirely", "completely", "universally", "exclusively", "solely",
@@ -130,19 +133,20 @@ def named_things(text: str) -> set[str]:
     return {name for _, _, name in name_spans(text)}
 
 
-def name_spans(text: str, capitalised: bool = False) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=4096)  # one check reads the same claims and quotes several times
+def name_spans(text: str, capitalised: bool = False) -> tuple[tuple[int, int, str], ...]:
     """Each name-shaped token of the text (see named_things) with where it stands, lower-cased; with
     `capitalised`, also each capitalised word right after another word ("over Torch Compile")."""
     names: list[tuple[int, int, str]] = []
-    tokens = list(re.finditer(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]", text))  # @: metrics such as Pass@1, Recall@10
+    tokens = list(_NAME_TOKEN.finditer(text))
     for i, match in enumerate(tokens):
         token = match.group(0).rstrip("'’s") if match.group(0).endswith(("'s", "’s")) else match.group(0)
         inner = any(c.isupper() for c in token[1:]) or (any(c.isdigit() for c in token) and any(c.isalpha() for c in token))
         gap = text[tokens[i - 1].end():match.start()] if i else ""
-        sentence_start = i == 0 or bool(re.search(r"[.:;!?|]\s*$", gap) or (not capitalised and re.fullmatch(r"\s*", gap)))
+        sentence_start = i == 0 or bool(_ENDS_SENTENCE.search(gap) or (not capitalised and not gap.strip()))
         if inner or (token[:1].isupper() and not sentence_start and len(token) > 1):
             names.append((match.start(), match.start() + len(token), token.lower()))
-    return names
+    return tuple(names)
 
 
 def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:

@@ -259,8 +259,8 @@ class Judge:
 
     def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
         """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
-        terms = self._terms(claim, source, reads)
-        return max(contrast_sides(quote), key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
+        sides, terms = contrast_sides(quote), self._terms(claim, source, reads)
+        return sides[0] if len(sides) == 1 else max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
 
     def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
@@ -302,6 +302,8 @@ class Judge:
 
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
-        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]) + " " + listed_lead(quote, figure, given))
+        lead = listed_lead(quote, figure, given)
+        there = clause(quote, figure, [g for g in given if g is not figure])
+        around = reads.stems(there + " " + lead if lead else there)
         return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 

@@ -98,6 +98,8 @@ def turned_whole(claim: list[str], quote: list[str], stems: Callable[[str], Abst
     (up, down), (q_up, q_down) = direction(claim), direction(quote)
     turned = (up - set(quote) if q_down and not q_up and not up & q_up else set()) | (
         down - set(quote) if q_up and not q_down and not down & q_down else set())
+    if not turned:
+        return False
     heard = stems(" ".join(quote))
     around = [{t for t in stems(" ".join(_neighbours(claim, i, 2))) if not t.startswith(tuple(SCAFFOLD)) and t not in _PARTICLES}
               for i, w in enumerate(claim) if w in turned]
@@ -210,7 +212,8 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
     for word in sorted(heard - said):
         if word in claim_all and not _affirmed(word, quote, quote_denied):
             return word
-    left = stems(departed(quote))
+    away = departed(quote)
+    left = stems(away) if away else set()
     for word in sorted(said - heard):
         if word in quote_all and word not in left and not _affirmed(word, claim, claim_denied):
             return word
