@@ -374,3 +374,12 @@ def test_what_a_claim_says_its_paper_avoids_may_be_what_the_quote_says_earlier_w
                                          "compounded cumulative prediction errors.")]
     claim = "This avoids the compounded cumulative prediction errors of discretizing time with recurrent architectures [1]."
     assert verdict_of(checker, claim, brainy) != "contradicted"
+
+
+def test_the_words_after_a_figure_that_run_into_the_next_one_are_the_next_one_s(checker):
+    kern = [Source(1, "k:1", "Kern", "We present Kern, a kernel optimiser. Trained on the A100, it delivers an average speedup of "
+                                     "×3.12 with a median speedup of ×1.42 across all 250 kernels of a benchmark.")]
+    assert verdict_of(checker, "Kern gives an average speedup of ×1.42, with a median of ×3.12 [1].",
+                      kern) == "contradicted"
+    assert verdict_of(checker, "Kern gives an average speedup of ×3.12, with a median of ×1.42 [1].",
+                      kern) == "supported"

@@ -34,6 +34,8 @@ _PRIOR = re.compile(
 _ITEM = r"(?!(?:to|which|that|by|for|with|in|on|from|as|at|while|where|when|whose)\b)[\w][\w'’.-]*(?: [\w][\w'’.-]*){0,2}"
 _LIST = re.compile(rf"{_ITEM}(?:, {_ITEM})+,? (?:and|or) {_ITEM}")
 ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  # what "no"/"without" before it denies
+# words after a figure that run into the next one are that one's: "x3.12 | with a median speedup of x1.42"
+_NEXT_LEAD = re.compile(r"\b(?:with|reaching|whose)\b", re.I)
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|with|over)\s+[^,;.()]{1,40}?)?,\s*(?:and\s+)?|\s+and\s+")  # between listed figures
 _NAME_TOKEN = re.compile(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]")  # @: metrics such as Pass@1, Recall@10
 _ENDS_SENTENCE = re.compile(r"[.:;!?|]\s*$")
@@ -164,7 +166,7 @@ def clause(text: str, figure: Figure, others: list[Figure]) -> str:
     """The clause a figure stands in, stopping at the next figure on either side."""
     right = min([f.at for f in others if f.at >= figure.end] + [len(text)])
     after = text[figure.end:right]
-    ahead = _CLAUSE.search(after)
+    ahead = _CLAUSE.search(after) or (_NEXT_LEAD.search(after) if right < len(text) else None)
     after = after[:ahead.start()] if ahead else after
     return _before(text, figure, others) + " " + after
 
