@@ -383,3 +383,10 @@ def test_the_words_after_a_figure_that_run_into_the_next_one_are_the_next_one_s(
                       kern) == "contradicted"
     assert verdict_of(checker, "Kern gives an average speedup of ×3.12, with a median of ×1.42 [1].",
                       kern) == "supported"
+
+
+def test_a_name_the_abstract_gives_elsewhere_must_be_in_the_quote_that_carries_the_claim(checker):
+    nimbus = [Source(1, "n:1", "Nimbus", "We present Nimbus, a cloud model. Nimbus is trained on the ERA5 archive. "
+                                         "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder.")]
+    assert verdict_of(checker, "Nimbus forecasts rainfall over the ERA5 region with a diffusion decoder [1].", nimbus) == "unverified"
+    assert verdict_of(checker, "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder [1].", nimbus) == "supported"

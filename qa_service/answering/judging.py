@@ -120,6 +120,16 @@ class Judge:
                 return part
         return ""
 
+    def _joined(self, claim: str, name: str, source: Source, reads: Reads) -> bool:
+        """The name is in a clause joined to the claim (", and it ...") that a sentence naming it carries."""
+        read, text = reads.abstracts[source.paper_text], source.paper_text
+        for part in (p for p in JOINS.split(claim) if name in fold(p).lower()) if len(JOINS.split(claim)) > 1 else ():
+            terms = self._terms(part, source, reads)
+            if any(name in fold(text[s:e]).lower() and self._coverage(terms, held, read.everywhere) >= self.threshold
+                   for (s, e), held in zip(read.spans, read.terms)):
+                return True
+        return False
+
     def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
         return Read(spans, reads.stems_each([text[s:e] for s, e in spans]), reads.stems(text),
@@ -207,7 +217,7 @@ class Judge:
         return (SentenceVerdict.CONTRADICTED, found) if found else None
 
     def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
-        """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
+        """Every named thing in the abstract, as the same thing, and in the quote that carries the claim."""
         names = named_things(fold(claim))
         text, label = fold(source.paper_text).lower(), fold(source.label).lower()
         missing = sorted(n for n in names if n not in text and n not in label)
@@ -216,10 +226,9 @@ class Judge:
         other = next((v for v in (variant(n, fold(claim), fold(quote), reads.stems) for n in sorted(names)) if v), "")
         if other:
             return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
-        if reads.figures(claim):  # a figure counts only in the quote that names what it is for
-            away = sorted(n for n in names if n not in fold(quote).lower() and n not in label)
-            if away:
-                return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
+        away = sorted(n for n in names if n not in fold(quote).lower() and n not in label and not self._joined(claim, n, source, reads))
+        if away:  # a name the abstract gives elsewhere: the quote that carries the claim must name what it is about
+            return SentenceVerdict.UNVERIFIED, f"the quote does not name {away[0]}"
         return None
 
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
