@@ -15,47 +15,17 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import roles
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
-from .polarity import antonym_clash, contrast_sides, only_clash, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
+from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
+from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """The check's tuning numbers, each a setting (config.py says why)."""
-
-    threshold: float  # support_threshold
-    hedge_share: float  # figure_hedge_share
-    elsewhere_credit: float  # support_elsewhere_credit
-    contradict_share: float
-    prior_weight: float  # prior_work_weight
-    same_form: int  # word_form_prefix
-    pick: int  # quote_candidates
-    figure_hit: float  # quote_figure_weight
-    meaning: float  # quote_meaning_weight
-    reach: int  # comparison_reach
-    frame: int  # substitution_frame
-    detail_idf: float
-    detail_words: int
-    comparative_zipf: float
-    role_window: int
-    role_common_zipf: float
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> "Tuning":
-        return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
-                   settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
-                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
-                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
-                   settings.comparative_zipf, settings.role_window, settings.role_common_zipf)
 
 
 @dataclass
