@@ -390,3 +390,19 @@ def test_a_name_the_abstract_gives_elsewhere_must_be_in_the_quote_that_carries_t
                                          "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder.")]
     assert verdict_of(checker, "Nimbus forecasts rainfall over the ERA5 region with a diffusion decoder [1].", nimbus) == "unverified"
     assert verdict_of(checker, "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder [1].", nimbus) == "supported"
+
+
+def test_a_compound_the_quote_gives_another_first_part_is_another_thing(checker):
+    sift = [Source(1, "s:1", "Sift", "We present Sift, an unlearning method. It combines first-order and zeroth-order "
+                                     "updates to keep unlearning robust.")]
+    assert verdict_of(checker, "Sift combines first-order and second-order updates to keep unlearning robust [1].", sift) != "supported"
+    assert verdict_of(checker, "Sift combines first-order and zeroth-order updates to keep unlearning robust [1].", sift) == "supported"
+
+
+def test_the_words_of_a_label_that_describes_the_paper_are_claims_to_check(checker):
+    label = "Hybrid optimizer that combines first-order and zeroth-order updates"
+    hybrid = [Source(1, "h:1", label, "Unlearning is fragile. We show the grade of the optimizer, ranging from zeroth-order to "
+                                      "first-order to second-order, is tied to robustness. We propose a hybrid optimizer that "
+                                      "combines first-order and zeroth-order updates.")]
+    assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and second-order updates [1].", hybrid) != "supported"
+    assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and zeroth-order updates [1].", hybrid) == "supported"

@@ -21,7 +21,7 @@ from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import roles
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
-from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped, turned_whole
+from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -110,7 +110,7 @@ class Judge:
         known = reads.terms.get((claim, source.label))
         if known is not None:
             return known
-        named = reads.stems(source.label)
+        named = reads.stems(source.label) if len(source.label.split()) <= self.tuning.name_label_words else set()  # not a description
         light = LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
@@ -223,6 +223,9 @@ class Judge:
             own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
+        compound = other_compound(said, heard)
+        if compound:
+            return SentenceVerdict.UNVERIFIED, f"the quote says '{compound}'"
         sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure

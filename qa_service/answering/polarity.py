@@ -193,6 +193,20 @@ def contrast_sides(quote: str) -> list[str]:
     return sides if len(sides) > 1 else [quote]
 
 
+def other_compound(claim: list[str], quote: list[str]) -> str:
+    """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
+    "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""
+    def parts(tokens: list[str]) -> set[tuple[str, str]]:
+        return {(t.rsplit("-", 1)[0], t.rsplit("-", 1)[1]) for t in tokens if "-" in t and t.replace("-", "").isalpha()
+                and len(t.rsplit("-", 1)[1]) > 2}
+    mine, theirs = parts(claim), parts(quote)
+    for first, head in sorted(mine - theirs):
+        other = sorted(f for f, h in theirs if h == head and f != first and (f, h) not in mine)
+        if other:
+            return f"{other[0]}-{head}' where the sentence says '{first}-{head}"
+    return ""
+
+
 def only_clash(claim: str, quote: str) -> bool:
     """"Only X" where the quote says "not only X (but also Y)"."""
     return "only" in words(claim) and not ADDITIVE.search(claim) and bool(ADDITIVE.search(quote))

@@ -27,6 +27,7 @@ class Tuning:
     comparative_zipf: float
     role_window: int
     role_common_zipf: float
+    name_label_words: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -34,4 +35,5 @@ class Tuning:
                    settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
-                   settings.comparative_zipf, settings.role_window, settings.role_common_zipf)
+                   settings.comparative_zipf, settings.role_window, settings.role_common_zipf,
+                   settings.name_label_words)
