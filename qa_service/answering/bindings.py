@@ -203,6 +203,8 @@ def traded(claim: str, quote: str, window: int, common: float) -> str:
     """Two doers that trade their acts between two clauses: the quote has X with A in one and Y with B in
     another, the claim X with B and Y with A ("a teacher generates ..., and a student solves" / "a student
     generates ... that a teacher solves"); the acts keep their order and the doers change theirs."""
+    if len(_ROLE_CLAUSE.split(claim)) < 2 or len(_ROLE_CLAUSE.split(quote)) < 2:
+        return ""  # one clause each: no two doers to trade
     said, heard = _pairs(claim, window, common), _pairs(quote, window, common)
     mine, theirs = _keys(words(claim), common), _keys(words(quote), common)
     only_said = sorted(p for p in said if p not in heard)
@@ -222,6 +224,8 @@ def renamed(claim: str, quote: str, own_names: AbstractSet[str]) -> str:
     said, heard = words(claim), words(quote)
     names_c = {n for _, _, n in name_spans(claim, capitalised=True)} - own_names
     names_q = {n for _, _, n in name_spans(quote, capitalised=True)} - own_names
+    if not names_c & names_q or not names_q - names_c:
+        return ""  # no name of the claim's in the quote, or no other name there to stand in its place
     blocks = SequenceMatcher(None, said, heard, autojunk=False).get_opcodes()
     for k, (op, i1, i2, j1, j2) in enumerate(blocks):
         framed = any(0 <= n < len(blocks) and blocks[n][0] == "equal" and blocks[n][2] - blocks[n][1] >= 2 for n in (k - 1, k + 1))

@@ -119,6 +119,7 @@ def _share_ranges(text: str, found: list[Figure]) -> None:
             found[i] = Figure(a.value, b.kind, a.tolerance, a.at, a.end, a.text)
 
 
+@lru_cache(maxsize=4096)
 def fold(text: str) -> str:
     """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
     return text.translate(_HYPHENS)
@@ -126,7 +127,12 @@ def fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The text's tokens, lower-cased, names with their digits and hyphens kept whole."""
-    return [t.lower() for t in _TOKEN.findall(text)]
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=4096)  # one check reads the same claims and quotes several times
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(t.lower() for t in _TOKEN.findall(text))
 
 
 def named_things(text: str) -> set[str]:
