@@ -406,3 +406,10 @@ def test_the_words_of_a_label_that_describes_the_paper_are_claims_to_check(check
                                       "combines first-order and zeroth-order updates.")]
     assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and second-order updates [1].", hybrid) != "supported"
     assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and zeroth-order updates [1].", hybrid) == "supported"
+
+
+def test_two_names_in_each_other_s_place_are_a_contradiction(checker):
+    oscar = [Source(1, "o:2", "Oscar", "Retrieval costs grow with context. We propose Oscar, a query-dependent online soft "
+                                       "compression method for RAG.")]
+    assert verdict_of(checker, "RAG is a query-dependent online soft compression method for Oscar [1].", oscar) == "contradicted"
+    assert verdict_of(checker, "Oscar is a query-dependent online soft compression method for RAG [1].", oscar) == "supported"

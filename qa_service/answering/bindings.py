@@ -45,7 +45,7 @@ def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figu
     found = misbound(said, heard, own) or qualified(said, heard, own)
     if found:
         return found
-    turned = than_swapped(claim, quote) or renamed(claim, quote, own)
+    turned = than_swapped(claim, quote) or renamed(claim, quote, own) or exchanged_names(claim, quote)
     if turned:
         return f"the quote has '{turned}'"
     acts = traded(claim, quote, window, common)
@@ -235,4 +235,22 @@ def renamed(claim: str, quote: str, own_names: AbstractSet[str]) -> str:
         theirs = [t for t in heard[j1:j2] if t in names_q and t not in said]
         if mine and theirs:
             return f"{theirs[0]}' where the sentence says '{mine[0]}"
+    return ""
+
+
+def exchanged_names(claim: str, quote: str) -> str:
+    """Two names in each other's place, the words around them aligned: "RAG is a compression method for OSCAR"
+    for the quote's "OSCAR, a compression method for RAG"."""
+    said, heard = words(claim), words(quote)
+    names = {n for _, _, n in name_spans(claim, capitalised=True)} & {n for _, _, n in name_spans(quote, capitalised=True)}
+    if len(names) < 2:
+        return ""
+    ops = [(set(said[i1:i2]) & names, set(heard[j1:j2]) & names)
+           for op, i1, i2, j1, j2 in SequenceMatcher(None, said, heard, autojunk=False).get_opcodes()
+           if op != "equal" and i2 - i1 <= 3]  # the name and a word or two: the rest of the claim aligned
+    for k, (mine, theirs) in enumerate(ops):
+        for mine2, theirs2 in ops[k + 1:]:
+            one, other = sorted(mine & theirs2 - theirs), sorted(mine2 & theirs - theirs2)
+            if one and other and one[0] != other[0]:
+                return f"{other[0]}' where the sentence says '{one[0]}"
     return ""
