@@ -118,7 +118,7 @@ def misbound(claim: list[Binding], quote: list[Binding], own_names: AbstractSet[
         if mine.names is None or not same or any(q.names is None for q in same):
             continue
         for name in sorted(mine.names - own_names):
-            if any(name in q.names for q in same):
+            if any(q.names is not None and name in q.names for q in same):
                 continue
             rival = next((q for q in quote if q.names and name in q.names and q.figure.kind == mine.figure.kind
                           and not mine.figure.matches(q.figure)  # and not a figure the claim gives for that name too
