@@ -284,3 +284,132 @@ def test_a_bold_line_on_its_own_is_a_heading_not_an_uncited_claim(checker):
     assert units["**Key findings**"].kind.value == "structure" and units["__Results:__"].kind.value == "structure"
     assert units["**In short:** it helps [1]."].kind.value == "claim"  # a bold lead inside a sentence is no heading
     assert not any("no citation" in w for w in result.warnings) and result.answer == answer
+
+
+# Fourth round: things bound otherwise than the quote binds them, and correct paraphrases the check used to cross.
+VAULT = [Source(1, "v:1", "Vexa", (
+    "We present Vexa, a code obfuscation model. Vexa achieves 26.95% Pass@1 on CodeSet compared to 22.58% for Orion. "
+    "It runs across GPUs, achieving average speedups of ×3.85 (median ×1.32) on H100, ×2.51 (median ×1.18) on RTX 3090, "
+    "and ×2.38 (median ×1.34) on H20. Vexa demonstrates ×2.77 over Torch Compile, ×2.88 over Torch Compile with reduce "
+    "overhead, and ×2.81 over CUDA Graph implementations. In the refinement setting, frontier models such as Gemini 2.5 Pro "
+    "and GPT-4.1 achieve modest scores of 31.1 and 23.4, respectively. Vexa outperforms the WSD schedule, achieving "
+    "improvements of +3.5% on MATH, +2.9% on HumanEval, and +5.5% on MMLU-Pro."))]
+
+
+def test_a_figure_is_checked_for_the_named_thing_the_quote_gives_it_for(checker):
+    assert verdict_of(checker, "On CodeSet, Orion reaches 26.95% Pass@1, compared with 22.58% for Vexa [1].", VAULT) == "contradicted"
+    assert verdict_of(checker, "On CodeSet, Vexa reaches 26.95% Pass@1, compared with 22.58% for Orion [1].", VAULT) == "supported"
+    assert verdict_of(checker, "| RTX 3090 [1] | ×2.38 | ×1.18 |", VAULT) == "contradicted"  # the H20's average in the row
+    assert verdict_of(checker, "| RTX 3090 [1] | ×2.51 | ×1.18 |", VAULT) == "supported"
+
+
+def test_two_lists_mapped_in_order_bind_each_figure_to_its_name(checker):
+    assert verdict_of(checker, "In refinement, GPT-4.1 scores 31.1 while Gemini 2.5 Pro scores 23.4 [1].", VAULT) == "contradicted"
+    assert verdict_of(checker, "In refinement, Gemini 2.5 Pro scores 31.1 while GPT-4.1 scores 23.4 [1].", VAULT) == "supported"
+
+
+def test_the_figure_of_a_narrower_case_is_not_the_figure_of_the_thing_itself(checker):
+    assert verdict_of(checker, "It achieves ×2.88 over Torch Compile [1].", VAULT) == "contradicted"
+    assert verdict_of(checker, "It achieves ×2.77 over Torch Compile [1].", VAULT) == "supported"
+
+
+def test_the_words_that_open_a_list_of_figures_belong_to_each_of_them(checker):
+    assert verdict_of(checker, "Vexa's +5.5% improvement over WSD [1].", VAULT) == "supported"  # the list opens "improvements of"
+
+
+ROLES = [Source(1, "r:1", "Tutor", (
+    "We propose Tutor, a benchmarking protocol. Within this protocol, a teacher agent generates candidate problems, an "
+    "orchestrator agent verifies their validity, and a student agent attempts to solve the validated problems. We show its capability of achieving higher backdoor divergence "
+    "than Wagner on two-layer networks. We also introduce Accidental Correction Rate (ACR) to separate inadvertent corrections "
+    "from intended misclassifications, complementing the traditional Attack Success Rate (ASR). We further show that social "
+    "sycophancy is rewarded in preference datasets. The residual error originates not only from the preceding layer but also "
+    "from the weights within each layer."))]
+
+
+@pytest.mark.parametrize("wrong", [
+    "A related protocol has a student agent generate candidate problems that a teacher agent then solves [1].",  # acts traded
+    "On two-layer networks, Wagner achieves higher backdoor divergence than Tutor [1].",  # the sides of "than" swapped
+    "Tutor introduces Attack Success Rate (ASR) to separate inadvertent corrections from intended misclassifications [1].",
+    "Tutor finds that social sycophancy is penalized in preference datasets [1].",  # rewarded / penalized
+    "The residual error originates only from the preceding layer [1].",  # "not only ... but also"
+])
+def test_a_claim_that_binds_the_quote_s_words_otherwise_is_a_contradiction(checker, wrong):
+    assert verdict_of(checker, wrong, ROLES) == "contradicted"
+
+
+def test_the_same_roles_in_other_words_stay_supported(checker):
+    assert verdict_of(checker, "In Tutor, a teacher agent generates candidate problems, and a student agent solves them [1].",
+                      ROLES) == "supported"
+    assert verdict_of(checker, "Tutor introduces Accidental Correction Rate (ACR) to separate inadvertent corrections from "
+                               "intended misclassifications [1].", ROLES) == "supported"
+
+
+CONTRASTS = [Source(1, "c:1", "Probe", (
+    "We present Probe, a benchmark. We elevate the evaluation from static function fitting to interactive model discovery, "
+    "requiring agents to probe simulated systems. Most models fail to consistently improve across iterations (Alpha gains "
+    "only +1.8%). Probe has problems that require the model to understand highlighted code and cursor position in addition "
+    "to the user instruction. We design quantization methods that avoid clipping, and outperform the original GPTQ. While "
+    "iterative attacks are limited by multistep gradient updates for each input, generative attacks produce adversarial "
+    "examples in a single forward pass. Conventional methods typically model dynamics through discretizing time with "
+    "recurrent architecture, which necessarily results in compounded cumulative prediction errors. We identify the core issue "
+    "as deadzone trapping: a large number of weights are trapped at the deadzone boundary."))]
+
+
+@pytest.mark.parametrize("right", [
+    "Rather than static function fitting, agents must probe simulated systems [1].",  # "from X to Y" leaves X behind
+    "Across iterations, Alpha gains only +1.8% [1].",  # the negation ends before "across iterations"
+    "Probe's problems require understanding highlighted code and cursor position, not just the instruction [1].",
+    "The authors design clipping-free quantization methods that outperform the original GPTQ [1].",  # -free: without
+    "Generative attacks produce adversarial examples in a single forward pass, avoiding multistep gradient updates [1].",
+    "Probe identifies deadzone trapping as the core issue: many weights get stuck at the deadzone boundary because they "
+    "receive only noisy, less informative gradients [1].",  # "less" is of the gradients, which the quote never mentions
+])
+def test_a_correct_paraphrase_of_a_negation_or_contrast_is_not_crossed(checker, right):
+    assert verdict_of(checker, right, CONTRASTS) != "contradicted"
+
+
+def test_what_a_claim_says_its_paper_avoids_may_be_what_the_quote_says_earlier_work_has(checker):
+    brainy = [Source(1, "q:1", "Brainy", "We present Brainy, an ODE model of EEG. Conventional methods typically model dynamics "
+                                         "through discretizing time with recurrent architecture, which necessarily results in "
+                                         "compounded cumulative prediction errors.")]
+    claim = "This avoids the compounded cumulative prediction errors of discretizing time with recurrent architectures [1]."
+    assert verdict_of(checker, claim, brainy) != "contradicted"
+
+
+def test_the_words_after_a_figure_that_run_into_the_next_one_are_the_next_one_s(checker):
+    kern = [Source(1, "k:1", "Kern", "We present Kern, a kernel optimiser. Trained on the A100, it delivers an average speedup of "
+                                     "×3.12 with a median speedup of ×1.42 across all 250 kernels of a benchmark.")]
+    assert verdict_of(checker, "Kern gives an average speedup of ×1.42, with a median of ×3.12 [1].",
+                      kern) == "contradicted"
+    assert verdict_of(checker, "Kern gives an average speedup of ×3.12, with a median of ×1.42 [1].",
+                      kern) == "supported"
+
+
+def test_a_name_the_abstract_gives_elsewhere_must_be_in_the_quote_that_carries_the_claim(checker):
+    nimbus = [Source(1, "n:1", "Nimbus", "We present Nimbus, a cloud model. Nimbus is trained on the ERA5 archive. "
+                                         "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder.")]
+    assert verdict_of(checker, "Nimbus forecasts rainfall over the ERA5 region with a diffusion decoder [1].", nimbus) == "unverified"
+    assert verdict_of(checker, "Nimbus forecasts rainfall over the Sahel region with a diffusion decoder [1].", nimbus) == "supported"
+
+
+def test_a_compound_the_quote_gives_another_first_part_is_another_thing(checker):
+    sift = [Source(1, "s:1", "Sift", "We present Sift, an unlearning method. It combines first-order and zeroth-order "
+                                     "updates to keep unlearning robust.")]
+    assert verdict_of(checker, "Sift combines first-order and second-order updates to keep unlearning robust [1].", sift) != "supported"
+    assert verdict_of(checker, "Sift combines first-order and zeroth-order updates to keep unlearning robust [1].", sift) == "supported"
+
+
+def test_the_words_of_a_label_that_describes_the_paper_are_claims_to_check(checker):
+    label = "Hybrid optimizer that combines first-order and zeroth-order updates"
+    hybrid = [Source(1, "h:1", label, "Unlearning is fragile. We show the grade of the optimizer, ranging from zeroth-order to "
+                                      "first-order to second-order, is tied to robustness. We propose a hybrid optimizer that "
+                                      "combines first-order and zeroth-order updates.")]
+    assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and second-order updates [1].", hybrid) != "supported"
+    assert verdict_of(checker, "The proposed hybrid optimizer combines first-order and zeroth-order updates [1].", hybrid) == "supported"
+
+
+def test_two_names_in_each_other_s_place_are_a_contradiction(checker):
+    oscar = [Source(1, "o:2", "Oscar", "Retrieval costs grow with context. We propose Oscar, a query-dependent online soft "
+                                       "compression method for RAG.")]
+    assert verdict_of(checker, "RAG is a query-dependent online soft compression method for Oscar [1].", oscar) == "contradicted"
+    assert verdict_of(checker, "Oscar is a query-dependent online soft compression method for RAG [1].", oscar) == "supported"

@@ -78,11 +78,11 @@ def test_redact_urls_finds_every_url_in_a_text():
 
 
 def test_the_citation_check_takes_each_of_its_tuning_numbers_from_the_settings():
-    from qa_service.answering.judging import Tuning
+    from qa_service.answering.tuning import Tuning
 
     base = Settings()
     for name in ("support_threshold", "figure_hedge_share", "support_elsewhere_credit", "contradict_share", "prior_work_weight",
                  "word_form_prefix", "quote_candidates", "quote_figure_weight", "quote_meaning_weight", "comparison_reach",
                  "substitution_frame", "detail_idf", "detail_words",
-                 "comparative_zipf"):
+                 "comparative_zipf", "role_window", "role_common_zipf", "name_label_words"):
         assert Tuning.from_settings(base.replace(**{name: getattr(base, name) * 2})) != Tuning.from_settings(base), name

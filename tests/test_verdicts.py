@@ -77,6 +77,10 @@ def test_a_list_item_is_a_unit_and_the_lead_in_is_structure(client, fake_server,
     ("negation", "On MetaQA-2-hop, CLAUSE has higher latency than GraphRAG [{c}].", "contradicted"),
     ("overclaim", "Go-Browse's fine-tuned 7B model beats every model of every size on WebArena [{g}].", "unverified"),
     ("invented detail", "Go-Browse collects its trajectories on WebArena and Mind2Web [{g}].", "unverified"),
+    ("a name from elsewhere in the abstract", "GraphRAG employs the proposed LC-MAPPO algorithm to coordinate the agents of "
+     "CLAUSE [{c}].", "unverified"),
+    ("a figure for another named thing", "Fine-tuned on this dataset, GPT-4o mini reaches a 21.7% success rate on WebArena [{g}].",
+     "contradicted"),
 ])
 def test_a_wrong_sentence_gets_no_check_mark(client, fake_server, numbers, category, reply, verdict):
     body = ask(client, fake_server, numbers, reply)

@@ -19,8 +19,9 @@ from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
-from .judging import Finding, Judge, Reads, Tuning
+from .judging import Finding, Judge, Reads
 from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
+from .tuning import Tuning
 
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller

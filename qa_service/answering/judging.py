@@ -15,45 +15,17 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..config import Settings
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, named_things, object_words, variant, words
-from .polarity import antonym_clash, direction, direction_clash, exchanged, negation_clash, opposite_prefix, steady_clash, substituted, superlatives, swapped
+from .bindings import roles
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
+from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
+from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
-_HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """The check's tuning numbers, each a setting (config.py says why)."""
-
-    threshold: float  # support_threshold
-    hedge_share: float  # figure_hedge_share
-    elsewhere_credit: float  # support_elsewhere_credit
-    contradict_share: float
-    prior_weight: float  # prior_work_weight
-    same_form: int  # word_form_prefix
-    pick: int  # quote_candidates
-    figure_hit: float  # quote_figure_weight
-    meaning: float  # quote_meaning_weight
-    reach: int  # comparison_reach
-    frame: int  # substitution_frame
-    detail_idf: float
-    detail_words: int
-    comparative_zipf: float
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> "Tuning":
-        return cls(settings.support_threshold, settings.figure_hedge_share, settings.support_elsewhere_credit,
-                   settings.contradict_share, settings.prior_work_weight, settings.word_form_prefix,
-                   settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
-                   settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
-                   settings.comparative_zipf)
 
 
 @dataclass
@@ -101,7 +73,8 @@ class Judge:
             scored.append((coverage * (self.prior_weight if prior and not of_prior else 1.0), hits, s, e, coverage))
         best = self._pick(claim, scored, text, by_meaning)
         _, _, start, end, coverage = scored[best]
-        verdict, reason = self._align(claim, text[start:end], source, coverage, reads)
+        earlier = read.prior[best] and not of_prior  # the quote speaks of earlier work, the claim of the paper
+        verdict, reason = self._align(claim, text[start:end], source, coverage, reads, earlier)
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
@@ -117,6 +90,16 @@ class Judge:
                 return part
         return ""
 
+    def _joined(self, claim: str, name: str, source: Source, reads: Reads) -> bool:
+        """The name is in a clause joined to the claim (", and it ...") that a sentence naming it carries."""
+        read, text = reads.abstracts[source.paper_text], source.paper_text
+        for part in (p for p in JOINS.split(claim) if name in fold(p).lower()) if len(JOINS.split(claim)) > 1 else ():
+            terms = self._terms(part, source, reads)
+            if any(name in fold(text[s:e]).lower() and self._coverage(terms, held, read.everywhere) >= self.threshold
+                   for (s, e), held in zip(read.spans, read.terms)):
+                return True
+        return False
+
     def _read(self, text: str, reads: Reads) -> Read:
         spans = sentence_spans(text) or [(0, len(text))]
         return Read(spans, reads.stems_each([text[s:e] for s, e in spans]), reads.stems(text),
@@ -127,7 +110,7 @@ class Judge:
         known = reads.terms.get((claim, source.label))
         if known is not None:
             return known
-        named = reads.stems(source.label)
+        named = reads.stems(source.label) if len(source.label.split()) <= self.tuning.name_label_words else set()  # not a description
         light = LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
@@ -157,11 +140,13 @@ class Judge:
         closeness = {i: float(np.dot(vectors[0], v)) for i, v in zip(ranked, vectors[1:])}
         return max(ranked, key=lambda i: scored[i][0] + hit * scored[i][1] + meaning * max(0.0, closeness[i]))
 
-    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads) -> tuple[SentenceVerdict, str]:
-        """Contradictions first (another figure, the opposite direction), then what is missing."""
+    def _align(self, claim: str, quote: str, source: Source, coverage: float, reads: Reads,
+               earlier: bool = False) -> tuple[SentenceVerdict, str]:
+        """Contradictions first (another figure, the opposite direction, things bound otherwise), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        found = (self._figures(claim, quote, about, reads) or self._opposites(claim, quote, about, reads)
-                 or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about, reads))
+        found = (self._figures(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
+                 or self._opposites(claim, quote, about, reads) or self._names(claim, quote, source, reads)
+                 or self._details(claim, quote, source, about and not earlier, reads))
         if found is not None:
             return found
         if coverage < self.threshold:
@@ -179,9 +164,7 @@ class Judge:
         antonym = antonym_clash(set(said), set(heard))
         if antonym:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{antonym}'"
-        (up, down), (q_up, q_down) = direction(said), direction(heard)
-        if ((up - set(heard) and q_down and not q_up and not up & q_up)
-                or (down - set(heard) and q_up and not q_down and not down & q_down)):
+        if turned_whole(said, heard, reads.stems):
             return SentenceVerdict.CONTRADICTED, "the quote points the other way (more/less, better/worse)"
         one, other = exchanged(said, heard)
         if one:
@@ -197,26 +180,31 @@ class Judge:
             return SentenceVerdict.CONTRADICTED, f"the quote says '{turned}' goes the other way"
         return None
 
+    def _roles(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
+        """Each figure given for the named thing the quote gives it for, and each doer doing what the quote says."""
+        found = roles(fold(claim), fold(quote), source.label, reads.figures, self.tuning.role_window,
+                      self.tuning.role_common_zipf) if about else ""
+        return (SentenceVerdict.CONTRADICTED, found) if found else None
+
     def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:
-        """Every named thing in the abstract, as the same thing, and in the quote that gives the claim's figures."""
-        names = named_things(_fold(claim))
-        text, label = _fold(source.paper_text).lower(), _fold(source.label).lower()
+        """Every named thing in the abstract, as the same thing, and in the quote that carries the claim."""
+        names = named_things(fold(claim))
+        text, label = fold(source.paper_text).lower(), fold(source.label).lower()
         missing = sorted(n for n in names if n not in text and n not in label)
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
-        other = next((v for v in (variant(n, _fold(claim), _fold(quote), reads.stems) for n in sorted(names)) if v), "")
+        other = next((v for v in (variant(n, fold(claim), fold(quote), reads.stems) for n in sorted(names)) if v), "")
         if other:
             return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
-        if reads.figures(claim):  # a figure counts only in the quote that names what it is for
-            away = sorted(n for n in names if n not in _fold(quote).lower() and n not in label)
-            if away:
-                return SentenceVerdict.UNVERIFIED, f"the quote with its figures does not name {away[0]}"
+        away = sorted(n for n in names if n not in fold(quote).lower() and n not in label and not self._joined(claim, n, source, reads))
+        if away:  # a name the abstract gives elsewhere: the quote that carries the claim must name what it is about
+            return SentenceVerdict.UNVERIFIED, f"the quote does not name {away[0]}"
         return None
 
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
         said, heard = words(claim), words(quote)
-        clash = negation_clash(claim, quote, reads.stems)
+        clash = negation_clash(claim, self._side(claim, quote, source, reads), reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
@@ -235,16 +223,26 @@ class Judge:
             own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
+        compound = other_compound(said, heard)
+        if compound:
+            return SentenceVerdict.UNVERIFIED, f"the quote says '{compound}'"
         sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
+        if about and only_clash(claim, quote):
+            return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
                        and not (q in ("state-of-the-art", "sota") and bare))
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
+
+    def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
+        """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
+        sides, terms = contrast_sides(quote), self._terms(claim, source, reads)
+        return sides[0] if len(sides) == 1 else max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
 
     def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
         """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
@@ -286,10 +284,8 @@ class Judge:
 
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
-        around = reads.stems(clause(quote, figure, [g for g in given if g is not figure]))
+        lead = listed_lead(quote, figure, given)
+        there = clause(quote, figure, [g for g in given if g is not figure])
+        around = reads.stems(there + " " + lead if lead else there)
         return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
 
-
-def _fold(text: str) -> str:
-    """Hyphens of every kind as "-": "LC‑MAPPO" (a non-breaking hyphen) is LC-MAPPO."""
-    return text.translate(_HYPHENS)

@@ -12,8 +12,13 @@ from typing import AbstractSet, Callable
 
 from wordfreq import zipf_frequency
 
-from .claims import ALTERNATIVES, words
+from .claims import ALTERNATIVES, PREPOSITIONS, SCAFFOLD, words
 
+ADDITIVE = re.compile(r"\bnot\s+(?:just|only|merely|simply|solely)\b", re.I)  # "not just X" adds to X, denies nothing
+# what a sentence leaves behind without denying it: "from static fitting to discovery", "beyond static fitting"
+_DEPARTED = re.compile(r"\bfrom\s+((?:[^\W\d][\w-]*\s+){1,4}?)to\s|\bbeyond\s+((?:[^\W\d][\w-]*\s*){1,4})", re.I)
+_PHRASE = re.compile(r"[,;:.()!?]|\b(?:and|but)\b", re.I)
+_CONTRAST = re.compile(r"(?<=^)\s*(?:While|Whereas|Although|Though|Unlike)\b([^,]*),|[,;]\s*(?:while|whereas|but|yet)\s|\s(?:while|whereas)\s")
 _NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
 
 UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
@@ -53,7 +58,14 @@ ANTONYMS = (
     ("homogeneous", "heterogeneous"), ("sequential", "parallel"), ("continuous", "discrete"),
     ("deterministic", "stochastic"), ("include", "exclude"), ("inside", "outside"), ("open-source", "closed-source"),
     ("accept", "reject"), ("preserve", "destroy"), ("maximum", "minimum"), ("overestimate", "underestimate"),
+    ("reward", "penalize"), ("reward", "penalise"), ("reward", "punish"), ("benefit", "harm"), ("mitigate", "exacerbate"),
+    ("mitigate", "amplify"), ("presence", "absence"), ("synchronous", "asynchronous"), ("symmetric", "asymmetric"),
+    ("similar", "different"), ("true", "false"), ("win", "lose"),
 )
+
+_PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
+_CONJUNCTIONS = {"and", "or", "but", "while", "whereas", "which", "that", "because", "as"}
+
 
 def direction(tokens: list[str]) -> tuple[set[str], set[str]]:
     """The comparison words of a text that point up, and those that point down."""
@@ -66,10 +78,32 @@ def directed(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reach:
     for i, t in enumerate(tokens):
         way = "up" if t in UP else "down" if t in DOWN else ""
         if way:
-            near = [w for w in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if w not in UP and w not in DOWN]
-            for stem in stems(" ".join(near)):
+            for stem in stems(" ".join(_neighbours(tokens, i, reach))):
                 out.setdefault(stem, set()).add(way)
     return out
+
+
+def _neighbours(tokens: list[str], i: int, reach: int) -> list[str]:
+    """The words either side of a comparison word, within its phrase: "representations and | improving transfer"."""
+    before = tokens[max(0, i - reach):i]
+    cut = max([k + 1 for k, w in enumerate(before) if w in _CONJUNCTIONS] + [0])
+    after = tokens[i + 1:i + 1 + reach]
+    end = min([k for k, w in enumerate(after) if w in _CONJUNCTIONS] + [len(after)])
+    return [w for w in before[cut:] + after[:end] if w not in UP and w not in DOWN]
+
+
+def turned_whole(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> bool:
+    """The claim says a thing goes one way and the quote says only the other way, of a thing the quote speaks
+    of (every word next to the claim's comparison word, within its phrase, is in the quote)."""
+    (up, down), (q_up, q_down) = direction(claim), direction(quote)
+    turned = (up - set(quote) if q_down and not q_up and not up & q_up else set()) | (
+        down - set(quote) if q_up and not q_down and not down & q_down else set())
+    if not turned:
+        return False
+    heard = stems(" ".join(quote))
+    around = [{t for t in stems(" ".join(_neighbours(claim, i, 2))) if not t.startswith(tuple(SCAFFOLD)) and t not in _PARTICLES}
+              for i, w in enumerate(claim) if w in turned]
+    return any(near and all(t in heard for t in near) for near in around)
 
 
 def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], AbstractSet[str]]) -> str:
@@ -128,18 +162,60 @@ def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[st
 
 
 def denied(text: str, reach: int = 3) -> str:
-    """The words a negation governs: the few longer words after "not", "no", "without", "n't"..., and every
-    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y")."""
-    tokens, out = words(text), []
+    """The words a negation governs: the few longer words after "not", "no", "without", "n't"... up to the
+    preposition that ends its phrase ("fail to improve | across iterations"), the X of "X-free", and every
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y").
+    "Not just X" denies nothing."""
+    text, out = ADDITIVE.sub(" ", text), []
+    tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
         if t in NEGATION or t.endswith("n't"):
-            out.extend([w for w in tokens[i + 1:i + 1 + 3 * reach] if w not in NEGATION and len(w) > 3][:reach])
+            taken: list[str] = []
+            for w in tokens[i + 1:i + 1 + 3 * reach]:
+                if w in PREPOSITIONS and taken or len(taken) == reach or w == ",":
+                    break
+                if w not in NEGATION and len(w) > 3 and w not in PREPOSITIONS and w != "than":  # "rather than"
+                    taken.append(w)
+            out.extend(taken)
+        elif t.endswith("-free") and len(t) > 8:  # "clipping-free": without clipping
+            out.append(t[:-5])
     for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
         listed = ALTERNATIVES.match(text, match.end())
-        if listed:
+        if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
             out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)
 
+
+def contrast_sides(quote: str) -> list[str]:
+    """The two sides of a quote that sets two things against each other ("While X ..., Y ...", "X, whereas Y"):
+    what a claim denies of one, the quote may say of the other. The whole quote when it sets nothing apart."""
+    sides = [p for p in _CONTRAST.split(quote) if p and p.strip()]
+    return sides if len(sides) > 1 else [quote]
+
+
+def other_compound(claim: list[str], quote: list[str]) -> str:
+    """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
+    "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""
+    def parts(tokens: list[str]) -> set[tuple[str, str]]:
+        return {(t.rsplit("-", 1)[0], t.rsplit("-", 1)[1]) for t in tokens if "-" in t and t.replace("-", "").isalpha()
+                and len(t.rsplit("-", 1)[1]) > 2}
+    mine, theirs = parts(claim), parts(quote)
+    for first, head in sorted(mine - theirs):
+        other = sorted(f for f, h in theirs if h == head and f != first and (f, h) not in mine)
+        if other:
+            return f"{other[0]}-{head}' where the sentence says '{first}-{head}"
+    return ""
+
+
+def only_clash(claim: str, quote: str) -> bool:
+    """"Only X" where the quote says "not only X (but also Y)"."""
+    return "only" in words(claim) and not ADDITIVE.search(claim) and bool(ADDITIVE.search(quote))
+
+
+def departed(text: str) -> str:
+    """What the text moves away from without denying it ("from static function fitting to ...", "beyond X"):
+    a claim that denies it ("rather than static function fitting") says no more than the text."""
+    return " ".join(m.group(1) or m.group(2) for m in _DEPARTED.finditer(text))
 
 
 def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
@@ -150,8 +226,10 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
     for word in sorted(heard - said):
         if word in claim_all and not _affirmed(word, quote, quote_denied):
             return word
+    away = departed(quote)
+    left = stems(away) if away else set()
     for word in sorted(said - heard):
-        if word in quote_all and not _affirmed(word, claim, claim_denied):
+        if word in quote_all and word not in left and not _affirmed(word, claim, claim_denied):
             return word
     return ""
 
