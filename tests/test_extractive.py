@@ -226,3 +226,12 @@ def test_a_name_joined_to_a_word_of_another_language_is_the_name_the_abstract_me
     """"WSD-Ansatz" is the WSD approach, which WSM's abstract does mention: nothing is absent."""
     result = answerer.ask("Um wie viel übertrifft WSM den WSD-Ansatz auf MATH?")
     assert result.refusal_reason is None and not result.answer.startswith("The abstract of"), result.answer
+
+
+@pytest.mark.parametrize("question", [
+    "how does DIVR get the model to explore more during RLVR training?",  # DIVR: DIVER typed wrong, not a thing it lacks
+    "Lässt sich SERE einfach in ein bestehendes Inferenz-Framework einbauen?",  # a compound of the language, no name
+])
+def test_a_misspelt_own_name_or_a_compound_word_is_nothing_the_abstract_lacks(answerer, question):
+    result = answerer.ask(question)
+    assert result.refusal_reason is None and not result.answer.startswith("The abstract of"), result.answer

@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 
 from .evidence import core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, unseen_kinds
 from .specifics import unreported
+from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..config import Settings
@@ -94,12 +95,19 @@ class AnswerabilityJudge:
         return by_label or named
 
     def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
-        """The benchmarks, datasets, models and hardware the question names, other than the papers themselves."""
+        """The benchmarks, datasets, models and hardware the question names, other than the papers themselves: not a
+        Title-Case compound of the language ("Inferenz-Framework"), nor a misspelling of the paper's own name ("DIVR")."""
         own = {name_key(h.label) for h in papers}
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
-        things += self._unknown(asking, found)
+        things += [t for t in self._unknown(asking, found) if _CODED.search(t)]
         things += self._shaped(asking, own, found)
-        return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t)))
+        return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t) and not self._misspelt(t, own)))
+
+    def _misspelt(self, thing: str, own: set[str]) -> bool:
+        """A thing one edit from the paper's own name (two for a long one) is that name, typed wrong."""
+        key = name_key(thing)
+        budget = 2 if len(key) >= self.settings.name_typo_two_edits_length else 1
+        return any(OSA.distance(key, label, score_cutoff=budget) <= budget for label in own)
 
     def _shaped(self, asking: str, own: set[str], found: Retrieval) -> list[str]:
         """Name-shaped words the name book does not hold ("GPT-5" where GPT-4.1 is known, "CHB-MIT"): named all the
