@@ -230,7 +230,7 @@ class Judge:
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
-        if about and only_clash(claim, quote):
+        if about and only_clash(claim, quote, reads.stems, self.tuning.only_added_share):
             return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
@@ -253,11 +253,15 @@ class Judge:
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
             if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
+                mine = max((self._tied(near, quote, g, given, reads) for g in same), key=lambda t: sum(near[w] for w in t))
                 unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
                 for rival in rivals + [g for g in unclaimed if g not in rivals]:
                     if self._tie(near, quote, rival, given, reads) > best_same and about and not self._own(
                             claim, quote, rival, same, wanted, given, reads):
-                        return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
+                        if mine <= self._tied(near, quote, rival, given, reads):  # the rival holds every word this one does
+                            return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
+                        # each holds words the other lacks: which figure is for that thing is not clear
+                        return SentenceVerdict.UNVERIFIED, f"the quote gives {rival.text.strip()} beside words of the sentence too"
                 continue
             tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
             if tied and about:
@@ -284,8 +288,12 @@ class Judge:
 
     def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
         """How much of the words around the claim's figure stand around this figure of the quote."""
+        return sum(near[term] for term in self._tied(near, quote, figure, given, reads))
+
+    def _tied(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> set[str]:
+        """The words around the claim's figure that stand around this figure of the quote."""
         lead = listed_lead(quote, figure, given)
         there = clause(quote, figure, [g for g in given if g is not figure])
         around = reads.stems(there + " " + lead if lead else there)
-        return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
+        return {term for term in near if around.has(term, self.tuning.same_form)}
 

@@ -46,6 +46,9 @@ CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctua
 SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks",
             "avoid", "avoids", "avoided", "avoiding"}  # "avoids X" says what "without X" does
+# a negation only with the word after it: "instead of X", "rather than X" deny X; "instead enabling X" affirms X
+_DENY_WITH = {"instead": "of", "rather": "than"}
+_ALSO = re.compile(r"\bbut\s+(?:also|rather)\b|,\s*(?:and\s+)?also\b", re.I)  # where "not only X" turns to its Y
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
 ANTONYMS = (
@@ -169,7 +172,7 @@ def denied(text: str, reach: int = 3) -> str:
     text, out = ADDITIVE.sub(" ", text), []
     tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
-        if t in NEGATION or t.endswith("n't"):
+        if _negates(tokens, i):
             taken: list[str] = []
             for w in tokens[i + 1:i + 1 + 3 * reach]:
                 if w in PREPOSITIONS and taken or len(taken) == reach or w == ",":
@@ -184,6 +187,14 @@ def denied(text: str, reach: int = 3) -> str:
         if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
             out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return " ".join(out)
+
+
+def _negates(tokens: list[str], i: int) -> bool:
+    """Token i denies what follows it: "not", "without"..., and "instead"/"rather" only as "instead of"/"rather than"."""
+    t = tokens[i]
+    if t in _DENY_WITH:
+        return tokens[i + 1:i + 2] == [_DENY_WITH[t]]
+    return t in NEGATION or t.endswith("n't")
 
 
 def contrast_sides(quote: str) -> list[str]:
@@ -207,9 +218,15 @@ def other_compound(claim: list[str], quote: list[str]) -> str:
     return ""
 
 
-def only_clash(claim: str, quote: str) -> bool:
-    """"Only X" where the quote says "not only X (but also Y)"."""
-    return "only" in words(claim) and not ADDITIVE.search(claim) and bool(ADDITIVE.search(quote))
+def only_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]], share: float) -> bool:
+    """"Only X" where the quote says "not only X (but also Y)", and the claim leaves Y out: a claim that gives Y
+    too (at least `share` of its words) restricts nothing the quote adds."""
+    found = ADDITIVE.search(quote)
+    if "only" not in words(claim) or ADDITIVE.search(claim) or not found:
+        return False
+    added = _ALSO.split(quote[found.end():], maxsplit=1)
+    rest = stems(added[1]) if len(added) > 1 else set()
+    return not rest or len(rest & stems(claim)) < share * len(rest)
 
 
 def departed(text: str) -> str:
@@ -237,8 +254,8 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
 def _affirmed(stem: str, text: str, negated: str) -> bool:
     """The text also uses the word outside what it denies ("code editing rather than code generation"):
     it does not deny the word as such."""
-    def count(words_: list[str]) -> int:
-        return sum(w.startswith(stem) for w in words_)
+    def count(words_: list[str]) -> int:  # "deadzone-trapped" uses "trap" as much as "trapped" does
+        return sum(any(part.startswith(stem) for part in w.split("-")) for w in words_)
     return count(words(text)) > count(negated.split())
 
 
