@@ -449,3 +449,13 @@ def test_a_figure_two_figures_of_the_quote_share_words_with_is_not_crossed(check
 def test_a_name_said_of_a_whole_sentence_does_not_bind_it_to_one_figure(checker):
     low = [Source(1, "l:1", "Lowbit", "On Llama-3 8B, Lowbit yields a 0.4% loss gap and a 0.1% accuracy drop relative to BF16.")]
     assert verdict_of(checker, "On Llama-3 8B, Lowbit shows a 0.4% loss gap relative to BF16 [1].", low) != "contradicted"
+
+
+def test_a_rare_word_in_the_place_of_another_inside_the_sentence_is_another_thing(checker):
+    kappa = [Source(1, "k:2", "Kappa", "We present Kappa, an agent. Its planner runs a reflect loop to refine task-level "
+                                       "declarative knowledge through self-evolution, and it can transform a weak model into "
+                                       "a strong coder.")]
+    said = "Kappa's planner runs a reflect loop to refine task-level procedural knowledge through self-evolution [1]."
+    assert verdict_of(checker, said, kappa) == "unverified"
+    assert verdict_of(checker, said.replace("procedural", "declarative"), kappa) == "supported"
+    assert verdict_of(checker, "Kappa can turn a weak model into a strong coder [1].", kappa) == "supported"  # a common word

@@ -179,6 +179,11 @@ def _thans(tokens: list[str]) -> list[tuple[str, list[str], str]]:
     return out
 
 
+def rare_word(text: str, zipf: float) -> bool:
+    """A word of the text rarer in English than `zipf` (wordfreq): a term, not a way of saying."""
+    return any(w.isalpha() and zipf_frequency(w, "en") < zipf for w in words(text))
+
+
 @lru_cache(maxsize=8192)
 def _content(word: str, common: float) -> bool:
     return len(word) > 3 and word.replace("-", "").isalpha() and zipf_frequency(word, "en") < common

@@ -19,7 +19,7 @@ from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
-from .bindings import roles
+from .bindings import rare_word, roles
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
 from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
 from .tuning import Tuning
@@ -219,8 +219,10 @@ class Judge:
         listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
-        for mine, theirs in substituted(said, heard, self.tuning.frame):
-            own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
+        for mine, theirs, last in substituted(said, heard, self.tuning.frame):  # the end: a word the abstract lacks
+            within = everywhere if last else held  # inside: a term the quote lacks, where the quote has its own
+            own = [t for t in reads.stems(mine) if t in terms and not within.has(t, self.tuning.same_form)
+                   and (last or rare_word(mine, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
         compound = other_compound(said, heard)

@@ -151,17 +151,23 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
     return found
 
 
-def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str]]:
-    """The words that end the claim where the quote ends on other words, after at least `frame` tokens the two
-    share ("only when the model is confident" / "... is uncertain"): the complement a sentence asserts. Each
-    is one or two words on either side."""
+def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str, bool]]:
+    """The words that stand in the claim where the quote, aligned with it, has other words: at its end after at
+    least `frame` tokens the two share ("only when the model is confident" / "... is uncertain"), or between
+    `frame` shared tokens on each side ("refine task-level declarative knowledge through" / "... procedural
+    ..."). Each is one or two words of the claim and at most three of the quote, and whether it ends them."""
     blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-    if len(blocks) < 2:
-        return []
-    (before, b1, b2, _, _), (op, i1, i2, j1, j2) = blocks[-2], blocks[-1]
-    if op == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2 and before == "equal" and b2 - b1 >= frame:
-        return [(" ".join(claim[i1:i2]), " ".join(quote[j1:j2]))]
-    return []
+    found: list[tuple[str, str, bool]] = []
+    for k, (op, i1, i2, j1, j2) in enumerate(blocks):
+        if op != "replace" or not 0 < k or i2 - i1 > 2 or j2 - j1 > 3:
+            continue
+        before, after = blocks[k - 1], blocks[k + 1] if k + 1 < len(blocks) else None
+        framed_before = before[0] == "equal" and before[2] - before[1] >= frame
+        last = after is None and j2 - j1 <= 2
+        framed_after = after is not None and after[0] == "equal" and after[2] - after[1] >= frame
+        if framed_before and (last or framed_after):
+            found.append((" ".join(claim[i1:i2]), " ".join(quote[j1:j2]), last))
+    return found
 
 
 def denied(text: str, reach: int = 3) -> str:
