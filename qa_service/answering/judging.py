@@ -220,9 +220,9 @@ class Judge:
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
         for mine, theirs, last in substituted(said, heard, self.tuning.frame):  # the end: a word the abstract lacks
-            within = everywhere if last else held  # inside: a term the quote lacks, where the quote has its own
+            within = everywhere if last else held  # inside: a term the quote lacks, where the quote has a term of its own
             own = [t for t in reads.stems(mine) if t in terms and not within.has(t, self.tuning.same_form)
-                   and (last or rare_word(mine, self.tuning.substitution_zipf))]
+                   and (last or rare_word(mine, self.tuning.substitution_zipf) and rare_word(theirs, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
         compound = other_compound(said, heard)
