@@ -459,3 +459,10 @@ def test_a_rare_word_in_the_place_of_another_inside_the_sentence_is_another_thin
     assert verdict_of(checker, said, kappa) == "unverified"
     assert verdict_of(checker, said.replace("procedural", "declarative"), kappa) == "supported"
     assert verdict_of(checker, "Kappa can turn a weak model into a strong coder [1].", kappa) == "supported"  # a common word
+
+
+def test_a_figure_another_sentence_gives_another_measure_for_beside_more_of_its_words_is_unverified(checker):
+    rise = [Source(1, "r:2", "Rise", "We present Rise, a pretraining objective. On the small model, Rise lifts the overall "
+                                     "average by 19%. On the large model it lifts the science reasoning average by 23%.")]
+    assert verdict_of(checker, "On the small model, Rise lifts its science reasoning average by 19% [1].", rise) == "unverified"
+    assert verdict_of(checker, "Rise lifts the overall average by 19% [1].", rise) == "supported"

@@ -78,7 +78,29 @@ class Judge:
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
+        other = self._figure_elsewhere(claim, best, read, text, reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        if other:
+            verdict, reason = SentenceVerdict.UNVERIFIED, f"the abstract gives {other} for more of the words around it"
         return Finding(source, verdict, reason, start, end, coverage)
+
+    def _figure_elsewhere(self, claim: str, best: int, read: Read, text: str, reads: Reads) -> str:
+        """A figure of the claim that its quote gives, but that another sentence of the abstract gives another figure
+        of its kind for, beside more of the words around it ("the scientific-reasoning average by 19%" where 19% is
+        the overall average and another sentence gives the scientific-reasoning one): which is meant is not clear."""
+        wanted, (start, end) = reads.figures(claim), read.spans[best]
+        quote, given = text[start:end], read.figures[best]
+        for figure in wanted:
+            near = self._near(claim, figure, wanted, reads)
+            same = [g for g in given if figure.matches(g)]
+            if not same or not figure.kind:  # a measure (% or x); a count ("three agents") is often said twice
+                continue
+            mine = max(self._tie(near, quote, g, given, reads) for g in same)
+            for (s, e), found in zip(read.spans, read.figures):
+                there = text[s:e]
+                for rival in (g for g in found if g.kind == figure.kind and not figure.matches(g)) if s != start else ():
+                    if not any(w.matches(rival) for w in wanted) and self._tie(near, there, rival, found, reads) > mine:
+                        return rival.text.strip()
+        return ""
 
     def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
         """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
