@@ -466,3 +466,11 @@ def test_a_figure_another_sentence_gives_another_measure_for_beside_more_of_its_
                                      "average by 19%. On the large model it lifts the science reasoning average by 23%.")]
     assert verdict_of(checker, "On the small model, Rise lifts its science reasoning average by 19% [1].", rise) == "unverified"
     assert verdict_of(checker, "Rise lifts the overall average by 19% [1].", rise) == "supported"
+
+
+def test_the_thing_a_sentence_ends_on_qualified_otherwise_is_another_kind_of_it(checker):
+    rear = [Source(1, "e:1", "Rear", "We present Rear, an image generator. On ImageNet it reaches a gFID of 1.86 using a "
+                                     "standard rasterization-based tokenizer. With advanced tokenizers it reaches 1.42.")]
+    said = "On ImageNet it reaches a gFID of 1.86 using advanced tokenizers [1]."
+    assert verdict_of(checker, said, rear) == "unverified"
+    assert verdict_of(checker, "On ImageNet it reaches a gFID of 1.86 using a rasterization-based tokenizer [1].", rear) == "supported"

@@ -219,3 +219,12 @@ def about_prior_work(text: str) -> bool:
     """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
     An abstract's sentence about what came before does not back a claim about the paper's own method."""
     return bool(_PRIOR.search(text))
+
+
+def ending(tokens: list[str]) -> tuple[str, str] | None:
+    """The thing a sentence ends on and the word that qualifies it ("... using a standard tokenizer"): the
+    qualifier and the head in its singular form, or None when it ends on no qualified word."""
+    if len(tokens) < 2 or not tokens[-1].replace("-", "").isalpha() or len(tokens[-1]) < 5:
+        return None
+    word = tokens[-2]
+    return (word, tokens[-1].rstrip("s")) if word.replace("-", "").isalpha() and len(word) > 4 and word not in PREPOSITIONS else None

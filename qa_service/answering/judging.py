@@ -20,7 +20,7 @@ from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, ending, enumerated, fold, listed_lead, named_things, object_words, variant, words
 from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
@@ -247,6 +247,9 @@ class Judge:
                    and (last or rare_word(mine, self.tuning.substitution_zipf) and rare_word(theirs, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
+        requalified = self._requalified(said, heard, everywhere, reads)
+        if requalified:
+            return SentenceVerdict.UNVERIFIED, f"the quote says '{requalified}'"
         compound = other_compound(said, heard)
         if compound:
             return SentenceVerdict.UNVERIFIED, f"the quote says '{compound}'"
@@ -262,6 +265,18 @@ class Judge:
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
+
+    def _requalified(self, said: list[str], heard: list[str], everywhere: Terms, reads: Reads) -> str:
+        """The thing both end on, qualified otherwise by the quote ("a standard tokenizer" for the claim's "advanced
+        tokenizers"), the claim's qualifier a word the abstract uses elsewhere: the quote speaks of another kind."""
+        mine, theirs = ending(said), ending(heard)
+        if not mine or not theirs or mine[1] != theirs[1] or mine[0] == theirs[0]:
+            return ""
+        other, word = reads.stems(mine[0]), reads.stems(theirs[0])
+        if other & reads.stems(" ".join(heard)) or word & reads.stems(" ".join(said)):
+            return ""  # the quote has the claim's qualifier too, or the claim the quote's
+        return f"{theirs[0]} {theirs[1]}' where the sentence says '{mine[0]} {mine[1]}" if all(
+            everywhere.has(t, self.tuning.same_form) for t in other) else ""
 
     def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
         """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
