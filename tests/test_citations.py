@@ -474,3 +474,10 @@ def test_the_thing_a_sentence_ends_on_qualified_otherwise_is_another_kind_of_it(
     said = "On ImageNet it reaches a gFID of 1.86 using advanced tokenizers [1]."
     assert verdict_of(checker, said, rear) == "unverified"
     assert verdict_of(checker, "On ImageNet it reaches a gFID of 1.86 using a rasterization-based tokenizer [1].", rear) == "supported"
+
+
+def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
+    answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
+    units = {u.text: u for u in checker.check(answer, SOURCES).sentences}
+    assert units["**Tequila [1]**"].kind.value == "structure" and units["**RouterArena** [2]"].kind.value == "structure"
+    assert units["It ships a leaderboard [2]."].kind.value == "claim"
