@@ -20,8 +20,9 @@ from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, ending, enumerated, fold, listed_lead, named_things, object_words, variant, words
-from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
+from .figurechecks import FigureCheck
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, named_things, object_words, other_compound, substituted, variant, words
+from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -52,6 +53,7 @@ class Judge:
         self.threshold, self.hedge_share = tuning.threshold, tuning.hedge_share
         self.elsewhere_credit, self.contradict_share = tuning.elsewhere_credit, tuning.contradict_share
         self.prior_weight = tuning.prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+        self.figure_check = FigureCheck(idf, tuning.same_form)
         self.quantified = content_terms(" ".join(sorted(QUANTIFIERS)))  # "every", "only": checked word for word, apart
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
@@ -78,29 +80,10 @@ class Judge:
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
-        other = self._figure_elsewhere(claim, best, read, text, reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        other = self.figure_check.elsewhere(claim, best, read, text, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if other:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"the abstract gives {other} for more of the words around it"
         return Finding(source, verdict, reason, start, end, coverage)
-
-    def _figure_elsewhere(self, claim: str, best: int, read: Read, text: str, reads: Reads) -> str:
-        """A figure of the claim that its quote gives, but that another sentence of the abstract gives another figure
-        of its kind for, beside more of the words around it ("the scientific-reasoning average by 19%" where 19% is
-        the overall average and another sentence gives the scientific-reasoning one): which is meant is not clear."""
-        wanted, (start, end) = reads.figures(claim), read.spans[best]
-        quote, given = text[start:end], read.figures[best]
-        for figure in wanted:
-            near = self._near(claim, figure, wanted, reads)
-            same = [g for g in given if figure.matches(g)]
-            if not same or not figure.kind:  # a measure (% or x); a count ("three agents") is often said twice
-                continue
-            mine = max(self._tie(near, quote, g, given, reads) for g in same)
-            for (s, e), found in zip(read.spans, read.figures):
-                there = text[s:e]
-                for rival in (g for g in found if g.kind == figure.kind and not figure.matches(g)) if s != start else ():
-                    if not any(w.matches(rival) for w in wanted) and self._tie(near, there, rival, found, reads) > mine:
-                        return rival.text.strip()
-        return ""
 
     def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
         """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
@@ -166,7 +149,7 @@ class Judge:
                earlier: bool = False) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction, things bound otherwise), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        found = (self._figures(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
+        found = (self.figure_check.check(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
                  or self._opposites(claim, quote, about, reads) or self._names(claim, quote, source, reads)
                  or self._details(claim, quote, source, about and not earlier, reads))
         if found is not None:
@@ -282,57 +265,3 @@ class Judge:
         """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
         sides, terms = contrast_sides(quote), self._terms(claim, source, reads)
         return sides[0] if len(sides) == 1 else max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
-
-    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
-        """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
-        wanted, given = reads.figures(claim), reads.figures(quote)
-        for figure in wanted:
-            near = self._near(claim, figure, wanted, reads)
-            same = [g for g in given if figure.matches(g)]
-            rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
-            if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
-                best_same = max(self._tie(near, quote, g, given, reads) for g in same)
-                mine = max((self._tied(near, quote, g, given, reads) for g in same), key=lambda t: sum(near[w] for w in t))
-                unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
-                for rival in rivals + [g for g in unclaimed if g not in rivals]:
-                    if self._tie(near, quote, rival, given, reads) > best_same and about and not self._own(
-                            claim, quote, rival, same, wanted, given, reads):
-                        if mine <= self._tied(near, quote, rival, given, reads):  # the rival holds every word this one does
-                            return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
-                        # each holds words the other lacks: which figure is for that thing is not clear
-                        return SentenceVerdict.UNVERIFIED, f"the quote gives {rival.text.strip()} beside words of the sentence too"
-                continue
-            tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
-            if tied and about:
-                return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
-            return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
-        return None
-
-    def _own(self, claim: str, quote: str, rival: Figure, same: list[Figure], wanted: list[Figure], given: list[Figure],
-             reads: Reads) -> bool:
-        """The claim gives the rival too, and ties it to the rival's own place better than to this figure's: two
-        figures listed in one breath ("31.1 and 23.4 ... respectively"), not swapped ones."""
-        owner = next((w for w in wanted if w.matches(rival)), None)
-        if owner is None:
-            return False
-        near = self._near(claim, owner, wanted, reads)
-        mine = max(self._tie(near, quote, g, given, reads) for g in given if owner.matches(g))
-        return mine >= max(self._tie(near, quote, g, given, reads) for g in same)
-
-    def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
-        """The words around the claim's figure, by rarity; a named thing counts twice."""
-        words_there = clause(text, figure, [f for f in others if f is not figure])
-        names = reads.stems(" ".join(named_things(words_there)))
-        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in reads.stems(words_there) if not t.replace(".", "").isdigit()}
-
-    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
-        """How much of the words around the claim's figure stand around this figure of the quote."""
-        return sum(near[term] for term in self._tied(near, quote, figure, given, reads))
-
-    def _tied(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> set[str]:
-        """The words around the claim's figure that stand around this figure of the quote."""
-        lead = listed_lead(quote, figure, given)
-        there = clause(quote, figure, [g for g in given if g is not figure])
-        around = reads.stems(there + " " + lead if lead else there)
-        return {term for term in near if around.has(term, self.tuning.same_form)}
-

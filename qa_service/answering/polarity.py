@@ -6,7 +6,6 @@ sentence ends on. Every word class here is general English, not fitted to a corp
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import AbstractSet, Callable
 
@@ -118,7 +117,6 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
     return ""
 
 
-
 def steady_clash(claim: AbstractSet[str], quote: AbstractSet[str]) -> str:
     """The claim says a thing holds steady ("remains stable") where the quote says it changes ("degrades"):
     both given as word stems."""
@@ -148,25 +146,6 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
             left, right = set(stems(" ".join(tokens[max(0, i - reach):i]))), set(stems(" ".join(tokens[i + 1:i + 1 + reach])))
             passive = tokens[i + 1:i + 2] == ["by"] and t.endswith("ed")
             found.append((way, right, left) if passive else (way, left, right))
-    return found
-
-
-def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str, bool]]:
-    """The words that stand in the claim where the quote, aligned with it, has other words: at its end after at
-    least `frame` tokens the two share ("only when the model is confident" / "... is uncertain"), or between
-    `frame` shared tokens on each side ("refine task-level declarative knowledge through" / "... procedural
-    ..."). Each is one or two words of the claim and at most three of the quote, and whether it ends them."""
-    blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-    found: list[tuple[str, str, bool]] = []
-    for k, (op, i1, i2, j1, j2) in enumerate(blocks):
-        if op != "replace" or not 0 < k or i2 - i1 > 2 or j2 - j1 > 3:
-            continue
-        before, after = blocks[k - 1], blocks[k + 1] if k + 1 < len(blocks) else None
-        framed_before = before[0] == "equal" and before[2] - before[1] >= frame
-        last = after is None and j2 - j1 <= 2
-        framed_after = after is not None and after[0] == "equal" and after[2] - after[1] >= frame
-        if framed_before and (last or framed_after):
-            found.append((" ".join(claim[i1:i2]), " ".join(quote[j1:j2]), last))
     return found
 
 
@@ -208,20 +187,6 @@ def contrast_sides(quote: str) -> list[str]:
     what a claim denies of one, the quote may say of the other. The whole quote when it sets nothing apart."""
     sides = [p for p in _CONTRAST.split(quote) if p and p.strip()]
     return sides if len(sides) > 1 else [quote]
-
-
-def other_compound(claim: list[str], quote: list[str]) -> str:
-    """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
-    "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""
-    def parts(tokens: list[str]) -> set[tuple[str, str]]:
-        return {(t.rsplit("-", 1)[0], t.rsplit("-", 1)[1]) for t in tokens if "-" in t and t.replace("-", "").isalpha()
-                and len(t.rsplit("-", 1)[1]) > 2}
-    mine, theirs = parts(claim), parts(quote)
-    for first, head in sorted(mine - theirs):
-        other = sorted(f for f, h in theirs if h == head and f != first and (f, h) not in mine)
-        if other:
-            return f"{other[0]}-{head}' where the sentence says '{first}-{head}"
-    return ""
 
 
 def only_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]], share: float) -> bool:
@@ -312,11 +277,3 @@ def _comparative(word: str, comparative_zipf: float) -> bool:
     stem = word[:-3]
     forms = {stem + "er", word[:-2] + "r", word[:-4] + "ier" if stem.endswith("i") else ""}
     return any(form and zipf_frequency(form, "en") >= comparative_zipf for form in forms)
-
-
-def exchanged(claim: list[str], quote: list[str]) -> tuple[str, str]:
-    """Two words of the quote that the claim, otherwise aligned with it, has in each other's place ("a student
-    generates problems and a teacher solves them" for "a teacher generates ... a student solves")."""
-    swaps = {pair for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-             if op == "replace" and i2 - i1 == j2 - j1 <= 2 for pair in zip(claim[i1:i2], quote[j1:j2])}
-    return next(((a, b) for a, b in sorted(swaps) if (b, a) in swaps and a < b), ("", ""))
