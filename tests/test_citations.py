@@ -481,3 +481,11 @@ def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}
     assert units["**Tequila [1]**"].kind.value == "structure" and units["**RouterArena** [2]"].kind.value == "structure"
     assert units["It ships a leaderboard [2]."].kind.value == "claim"
+
+
+def test_amplified_against_reduced_and_minimal_against_substantial_are_opposites(checker):
+    loss = [Source(1, "o:3", "Grouper", "We present Grouper, an estimator. The grouping loss decreases with model scale but is "
+                                        "amplified by instruction tuning. Grouper runs with minimal quality loss.")]
+    assert verdict_of(checker, "The grouping loss decreases with model scale and is reduced by instruction tuning [1].", loss) == "contradicted"
+    assert verdict_of(checker, "Grouper runs with substantial quality loss [1].", loss) == "contradicted"
+    assert verdict_of(checker, "Grouper runs with minimal quality loss [1].", loss) == "supported"

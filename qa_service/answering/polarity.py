@@ -25,12 +25,14 @@ UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", 
       "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
       "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
       "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
-      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating"}
+      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating",
+      "amplify", "amplifies", "amplified", "amplifying"}
 DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
         "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
         "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
         "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
-        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates"}
+        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates",
+        "diminish", "diminishes", "diminished", "diminishing", "lessen", "lessens", "lessened"}
 # the comparison words that relate two things, one on each side ("X outperforms Y", "X is faster than Y")
 RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "surpass", "surpasses", "surpassed",
                "surpassing", "exceed", "exceeds", "exceeded", "exceeding", "beat", "beats", "beating", "better",
@@ -63,6 +65,8 @@ ANTONYMS = (
     ("reward", "penalize"), ("reward", "penalise"), ("reward", "punish"), ("benefit", "harm"), ("mitigate", "exacerbate"),
     ("mitigate", "amplify"), ("presence", "absence"), ("synchronous", "asynchronous"), ("symmetric", "asymmetric"),
     ("similar", "different"), ("true", "false"), ("win", "lose"),
+    ("minimal", "substantial"), ("minimal", "significant"), ("negligible", "substantial"), ("negligible", "significant"),
+    ("minor", "major"), ("slight", "substantial"),  # the size of an effect
 )
 
 _PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
