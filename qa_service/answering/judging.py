@@ -149,9 +149,12 @@ class Judge:
                earlier: bool = False) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction, things bound otherwise), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        found = (self.figure_check.check(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
-                 or self._opposites(claim, quote, about, reads) or self._names(claim, quote, source, reads)
-                 or self._details(claim, quote, source, about and not earlier, reads))
+        found = self.figure_check.check(claim, quote, about, reads)
+        if found is None or found[0] is not SentenceVerdict.CONTRADICTED:  # a contradiction outweighs an unclear figure
+            bound = self._roles(claim, quote, source, about, reads) or self._opposites(claim, quote, about, reads)
+            if bound is not None and (found is None or bound[0] is SentenceVerdict.CONTRADICTED):
+                found = bound
+        found = found or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about and not earlier, reads)
         if found is not None:
             return found
         if coverage < self.threshold:
