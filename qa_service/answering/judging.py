@@ -233,12 +233,9 @@ class Judge:
                    and (last or rare_word(mine, self.tuning.substitution_zipf) and rare_word(theirs, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
-        requalified = self._requalified(said, heard, everywhere, reads)
-        if requalified:
-            return SentenceVerdict.UNVERIFIED, f"the quote says '{requalified}'"
-        compound = other_compound(said, heard)
-        if compound:
-            return SentenceVerdict.UNVERIFIED, f"the quote says '{compound}'"
+        other = self._requalified(said, heard, everywhere, reads) or other_compound(said, heard)
+        if other:  # another kind of the thing: qualified otherwise, or a compound with another first part
+            return SentenceVerdict.UNVERIFIED, f"the quote says '{other}'"
         sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
