@@ -413,3 +413,79 @@ def test_two_names_in_each_other_s_place_are_a_contradiction(checker):
                                        "compression method for RAG.")]
     assert verdict_of(checker, "RAG is a query-dependent online soft compression method for Oscar [1].", oscar) == "contradicted"
     assert verdict_of(checker, "Oscar is a query-dependent online soft compression method for RAG [1].", oscar) == "supported"
+
+
+def test_instead_and_rather_deny_only_with_of_and_than(checker):
+    skip = [Source(1, "k:1", "Skipper", "We present Skipper, a mixture-of-experts decoder. Skipper avoids static expert "
+                                        "pruning, instead enabling dynamic expert skipping at decoding time.")]
+    said = "Rather than static pruning, Skipper skips experts dynamically at decoding time [1]."
+    assert verdict_of(checker, said, skip) != "contradicted"
+    assert verdict_of(checker, "Skipper does not skip experts dynamically at decoding time [1].", skip) == "contradicted"
+
+
+def test_a_word_inside_a_hyphenated_compound_is_affirmed_there(checker):
+    gate = [Source(1, "g:1", "Gatekeeper", "We propose Gatekeeper, a trapping-free method that revives deadzone-trapped "
+                                           "weights as biases.")]
+    assert verdict_of(checker, "Gatekeeper revives weights trapped in the deadzone as biases [1].", gate) != "contradicted"
+
+
+def test_only_against_not_only_is_a_contradiction_unless_the_claim_gives_the_rest(checker):
+    duo = [Source(1, "d:1", "Duo", "Our model Duo not only achieves competitive clustering accuracy on many datasets but "
+                                   "also exhibits excellent calibration error.")]
+    both = "Duo is described only as achieving competitive clustering accuracy on many datasets, with excellent calibration error [1]."
+    assert verdict_of(checker, both, duo) != "contradicted"
+    assert verdict_of(checker, "Duo only achieves competitive clustering accuracy on many datasets [1].", duo) == "contradicted"
+
+
+def test_a_figure_two_figures_of_the_quote_share_words_with_is_not_crossed(checker):
+    mesh = [Source(1, "m:1", "Mesh", "We present Mesh, a serving cache. Mesh shows gains of up to 6.92× in cache hit rate, "
+                                     "11.96× reduction in latency, and 77.4% increase in throughput.")]
+    # each of 6.92× and 11.96× stands beside words of the sentence the other lacks: not clear which it is for
+    assert verdict_of(checker, "Gains of up to 11.96× in cache hit rate reduction [1].", mesh) == "unverified"
+    # 11.96× holds every word 6.92× does, and more: the figure for that thing
+    assert verdict_of(checker, "Mesh reports a 6.92× reduction in latency [1].", mesh) == "contradicted"
+
+
+def test_a_name_said_of_a_whole_sentence_does_not_bind_it_to_one_figure(checker):
+    low = [Source(1, "l:1", "Lowbit", "On Llama-3 8B, Lowbit yields a 0.4% loss gap and a 0.1% accuracy drop relative to BF16.")]
+    assert verdict_of(checker, "On Llama-3 8B, Lowbit shows a 0.4% loss gap relative to BF16 [1].", low) != "contradicted"
+
+
+def test_a_rare_word_in_the_place_of_another_inside_the_sentence_is_another_thing(checker):
+    kappa = [Source(1, "k:2", "Kappa", "We present Kappa, an agent. Its planner runs a reflect loop to refine task-level "
+                                       "declarative knowledge through self-evolution, and it can transform a weak model into "
+                                       "a strong coder.")]
+    said = "Kappa's planner runs a reflect loop to refine task-level procedural knowledge through self-evolution [1]."
+    assert verdict_of(checker, said, kappa) == "unverified"
+    assert verdict_of(checker, said.replace("procedural", "declarative"), kappa) == "supported"
+    assert verdict_of(checker, "Kappa can turn a weak model into a strong coder [1].", kappa) == "supported"  # a common word
+
+
+def test_a_figure_another_sentence_gives_another_measure_for_beside_more_of_its_words_is_unverified(checker):
+    rise = [Source(1, "r:2", "Rise", "We present Rise, a pretraining objective. On the small model, Rise lifts the overall "
+                                     "average by 19%. On the large model it lifts the science reasoning average by 23%.")]
+    assert verdict_of(checker, "On the small model, Rise lifts its science reasoning average by 19% [1].", rise) == "unverified"
+    assert verdict_of(checker, "Rise lifts the overall average by 19% [1].", rise) == "supported"
+
+
+def test_the_thing_a_sentence_ends_on_qualified_otherwise_is_another_kind_of_it(checker):
+    rear = [Source(1, "e:1", "Rear", "We present Rear, an image generator. On ImageNet it reaches a gFID of 1.86 using a "
+                                     "standard rasterization-based tokenizer. With advanced tokenizers it reaches 1.42.")]
+    said = "On ImageNet it reaches a gFID of 1.86 using advanced tokenizers [1]."
+    assert verdict_of(checker, said, rear) == "unverified"
+    assert verdict_of(checker, "On ImageNet it reaches a gFID of 1.86 using a rasterization-based tokenizer [1].", rear) == "supported"
+
+
+def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
+    answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
+    units = {u.text: u for u in checker.check(answer, SOURCES).sentences}
+    assert units["**Tequila [1]**"].kind.value == "structure" and units["**RouterArena** [2]"].kind.value == "structure"
+    assert units["It ships a leaderboard [2]."].kind.value == "claim"
+
+
+def test_amplified_against_reduced_and_minimal_against_substantial_are_opposites(checker):
+    loss = [Source(1, "o:3", "Grouper", "We present Grouper, an estimator. The grouping loss decreases with model scale but is "
+                                        "amplified by instruction tuning. Grouper runs with minimal quality loss.")]
+    assert verdict_of(checker, "The grouping loss decreases with model scale and is reduced by instruction tuning [1].", loss) == "contradicted"
+    assert verdict_of(checker, "Grouper runs with substantial quality loss [1].", loss) == "contradicted"
+    assert verdict_of(checker, "Grouper runs with minimal quality loss [1].", loss) == "supported"

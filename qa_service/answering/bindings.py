@@ -120,6 +120,8 @@ def misbound(claim: list[Binding], quote: list[Binding], own_names: AbstractSet[
         for name in sorted(mine.names - own_names):
             if any(q.names is not None and name in q.names for q in same):
                 continue
+            if not any(q.names - own_names for q in same if q.names is not None):
+                continue  # the quote gives this figure for nothing named: the name may be said of the whole sentence
             rival = next((q for q in quote if q.names and name in q.names and q.figure.kind == mine.figure.kind
                           and not mine.figure.matches(q.figure)  # and not a figure the claim gives for that name too
                           and not any(c.names and name in c.names and c.figure.matches(q.figure) for c in claim)), None)
@@ -175,6 +177,11 @@ def _thans(tokens: list[str]) -> list[tuple[str, list[str], str]]:
         if way is not None:
             out.append((tokens[way], tokens[max(0, way - 6):way], tokens[j]))
     return out
+
+
+def rare_word(text: str, zipf: float) -> bool:
+    """A word of the text rarer in English than `zipf` (wordfreq): a term, not a way of saying."""
+    return any(w.isalpha() and zipf_frequency(w, "en") < zipf for w in words(text))
 
 
 @lru_cache(maxsize=8192)

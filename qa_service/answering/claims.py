@@ -1,5 +1,5 @@
-"""What a claim says that a quote must say too: its figures, its named things, its lists (polarity is
-in polarity.py).
+"""What a claim says that a quote must say too: its figures, its named things, its lists, and the words a
+paraphrase puts in the place of the quote's (polarity is in polarity.py).
 
 Figures are normalised (5,040 = 5040, 10K = 10,000, "about three times" ~ 3.12x, ranges give both
 ends) and each is tied to the words around it, so that a figure the quote gives for another thing
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import AbstractSet, Callable
 
@@ -219,3 +220,54 @@ def about_prior_work(text: str) -> bool:
     """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
     An abstract's sentence about what came before does not back a claim about the paper's own method."""
     return bool(_PRIOR.search(text))
+
+
+def ending(tokens: list[str]) -> tuple[str, str] | None:
+    """The thing a sentence ends on and the word that qualifies it ("... using a standard tokenizer"): the
+    qualifier and the head in its singular form, or None when it ends on no qualified word."""
+    if len(tokens) < 2 or not tokens[-1].replace("-", "").isalpha() or len(tokens[-1]) < 5:
+        return None
+    word = tokens[-2]
+    return (word, tokens[-1].rstrip("s")) if word.replace("-", "").isalpha() and len(word) > 4 and word not in PREPOSITIONS else None
+
+
+# words in each other's place, aligned: what a paraphrase keeps and what it puts in another's stead
+def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str, bool]]:
+    """The words that stand in the claim where the quote, aligned with it, has other words: at its end after at
+    least `frame` tokens the two share ("only when the model is confident" / "... is uncertain"), or between
+    `frame` shared tokens on each side ("refine task-level declarative knowledge through" / "... procedural
+    ..."). Each is one or two words of the claim and at most three of the quote, and whether it ends them."""
+    blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+    found: list[tuple[str, str, bool]] = []
+    for k, (op, i1, i2, j1, j2) in enumerate(blocks):
+        if op != "replace" or not 0 < k or i2 - i1 > 2 or j2 - j1 > 3:
+            continue
+        before, after = blocks[k - 1], blocks[k + 1] if k + 1 < len(blocks) else None
+        framed_before = before[0] == "equal" and before[2] - before[1] >= frame
+        last = after is None and j2 - j1 <= 2
+        framed_after = after is not None and after[0] == "equal" and after[2] - after[1] >= frame
+        if framed_before and (last or framed_after):
+            found.append((" ".join(claim[i1:i2]), " ".join(quote[j1:j2]), last))
+    return found
+
+
+def other_compound(claim: list[str], quote: list[str]) -> str:
+    """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
+    "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""
+    def parts(tokens: list[str]) -> set[tuple[str, str]]:
+        return {(t.rsplit("-", 1)[0], t.rsplit("-", 1)[1]) for t in tokens if "-" in t and t.replace("-", "").isalpha()
+                and len(t.rsplit("-", 1)[1]) > 2}
+    mine, theirs = parts(claim), parts(quote)
+    for first, head in sorted(mine - theirs):
+        other = sorted(f for f, h in theirs if h == head and f != first and (f, h) not in mine)
+        if other:
+            return f"{other[0]}-{head}' where the sentence says '{first}-{head}"
+    return ""
+
+
+def exchanged(claim: list[str], quote: list[str]) -> tuple[str, str]:
+    """Two words of the quote that the claim, otherwise aligned with it, has in each other's place ("a student
+    generates problems and a teacher solves them" for "a teacher generates ... a student solves")."""
+    swaps = {pair for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
+             if op == "replace" and i2 - i1 == j2 - j1 <= 2 for pair in zip(claim[i1:i2], quote[j1:j2])}
+    return next(((a, b) for a, b in sorted(swaps) if (b, a) in swaps and a < b), ("", ""))

@@ -19,9 +19,10 @@ from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms
 from .abstracts import Read, Reads, Terms
-from .bindings import roles
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, Figure, about_prior_work, clause, enumerated, fold, listed_lead, named_things, object_words, variant, words
-from .polarity import antonym_clash, contrast_sides, direction_clash, exchanged, negation_clash, only_clash, opposite_prefix, other_compound, steady_clash, substituted, superlatives, swapped, turned_whole
+from .bindings import rare_word, roles
+from .figurechecks import FigureCheck
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, named_things, object_words, other_compound, substituted, variant, words
+from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -52,6 +53,7 @@ class Judge:
         self.threshold, self.hedge_share = tuning.threshold, tuning.hedge_share
         self.elsewhere_credit, self.contradict_share = tuning.elsewhere_credit, tuning.contradict_share
         self.prior_weight = tuning.prior_weight  # a sentence about earlier work is a weaker quote for a claim about the paper
+        self.figure_check = FigureCheck(idf, tuning.same_form)
         self.quantified = content_terms(" ".join(sorted(QUANTIFIERS)))  # "every", "only": checked word for word, apart
 
     def judge(self, claim: str, source: Source, reads: Reads, by_meaning: bool = True) -> Finding:
@@ -78,6 +80,9 @@ class Judge:
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
+        other = self.figure_check.elsewhere(claim, best, read, text, reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        if other:
+            verdict, reason = SentenceVerdict.UNVERIFIED, f"the abstract gives {other} for more of the words around it"
         return Finding(source, verdict, reason, start, end, coverage)
 
     def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
@@ -144,9 +149,12 @@ class Judge:
                earlier: bool = False) -> tuple[SentenceVerdict, str]:
         """Contradictions first (another figure, the opposite direction, things bound otherwise), then what is missing."""
         about = coverage >= self.contradict_share  # the quote speaks of the same thing
-        found = (self._figures(claim, quote, about, reads) or self._roles(claim, quote, source, about, reads)
-                 or self._opposites(claim, quote, about, reads) or self._names(claim, quote, source, reads)
-                 or self._details(claim, quote, source, about and not earlier, reads))
+        found = self.figure_check.check(claim, quote, about, reads)
+        if found is None or found[0] is not SentenceVerdict.CONTRADICTED:  # a contradiction outweighs an unclear figure
+            bound = self._roles(claim, quote, source, about, reads) or self._opposites(claim, quote, about, reads)
+            if bound is not None and (found is None or bound[0] is SentenceVerdict.CONTRADICTED):
+                found = bound
+        found = found or self._names(claim, quote, source, reads) or self._details(claim, quote, source, about and not earlier, reads)
         if found is not None:
             return found
         if coverage < self.threshold:
@@ -219,18 +227,20 @@ class Judge:
         listed = [t for item in enumerated(claim) for t in sorted(reads.stems(item)) if t in terms and not held.has(t, self.tuning.same_form)]
         if listed:
             return SentenceVerdict.UNVERIFIED, f"the quote does not list '{listed[0]}'"
-        for mine, theirs in substituted(said, heard, self.tuning.frame):
-            own = [t for t in reads.stems(mine) if t in terms and not reads.abstracts[source.paper_text].everywhere.has(t, self.tuning.same_form)]
+        for mine, theirs, last in substituted(said, heard, self.tuning.frame):  # the end: a word the abstract lacks
+            within = everywhere if last else held  # inside: a term the quote lacks, where the quote has a term of its own
+            own = [t for t in reads.stems(mine) if t in terms and not within.has(t, self.tuning.same_form)
+                   and (last or rare_word(mine, self.tuning.substitution_zipf) and rare_word(theirs, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
-        compound = other_compound(said, heard)
-        if compound:
-            return SentenceVerdict.UNVERIFIED, f"the quote says '{compound}'"
+        other = self._requalified(said, heard, everywhere, reads) or other_compound(said, heard)
+        if other:  # another kind of the thing: qualified otherwise, or a compound with another first part
+            return SentenceVerdict.UNVERIFIED, f"the quote says '{other}'"
         sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
         strong = sorted(INTENSIFIERS.intersection(said)) if not sized else []
         if strong:  # "dramatically improves" where the quote gives no size of its own, in words or as a measure
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
-        if about and only_clash(claim, quote):
+        if about and only_clash(claim, quote, reads.stems, self.tuning.only_added_share):
             return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
@@ -239,53 +249,19 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
 
+    def _requalified(self, said: list[str], heard: list[str], everywhere: Terms, reads: Reads) -> str:
+        """The thing both end on, qualified otherwise by the quote ("a standard tokenizer" for the claim's "advanced
+        tokenizers"), the claim's qualifier a word the abstract uses elsewhere: the quote speaks of another kind."""
+        mine, theirs = ending(said), ending(heard)
+        if not mine or not theirs or mine[1] != theirs[1] or mine[0] == theirs[0]:
+            return ""
+        other, word = reads.stems(mine[0]), reads.stems(theirs[0])
+        if other & reads.stems(" ".join(heard)) or word & reads.stems(" ".join(said)):
+            return ""  # the quote has the claim's qualifier too, or the claim the quote's
+        return f"{theirs[0]} {theirs[1]}' where the sentence says '{mine[0]} {mine[1]}" if all(
+            everywhere.has(t, self.tuning.same_form) for t in other) else ""
+
     def _side(self, claim: str, quote: str, source: Source, reads: Reads) -> str:
         """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
         sides, terms = contrast_sides(quote), self._terms(claim, source, reads)
         return sides[0] if len(sides) == 1 else max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
-
-    def _figures(self, claim: str, quote: str, about: bool, reads: Reads) -> Problem:
-        """Each figure of the claim in the quote, for the same thing; another figure for it is a contradiction."""
-        wanted, given = reads.figures(claim), reads.figures(quote)
-        for figure in wanted:
-            near = self._near(claim, figure, wanted, reads)
-            same = [g for g in given if figure.matches(g)]
-            rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
-            if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
-                best_same = max(self._tie(near, quote, g, given, reads) for g in same)
-                unclaimed = [g for g in given if g not in same and g.kind and figure.kind and not any(w.matches(g) for w in wanted)]
-                for rival in rivals + [g for g in unclaimed if g not in rivals]:
-                    if self._tie(near, quote, rival, given, reads) > best_same and about and not self._own(
-                            claim, quote, rival, same, wanted, given, reads):
-                        return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
-                continue
-            tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
-            if tied and about:
-                return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
-            return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
-        return None
-
-    def _own(self, claim: str, quote: str, rival: Figure, same: list[Figure], wanted: list[Figure], given: list[Figure],
-             reads: Reads) -> bool:
-        """The claim gives the rival too, and ties it to the rival's own place better than to this figure's: two
-        figures listed in one breath ("31.1 and 23.4 ... respectively"), not swapped ones."""
-        owner = next((w for w in wanted if w.matches(rival)), None)
-        if owner is None:
-            return False
-        near = self._near(claim, owner, wanted, reads)
-        mine = max(self._tie(near, quote, g, given, reads) for g in given if owner.matches(g))
-        return mine >= max(self._tie(near, quote, g, given, reads) for g in same)
-
-    def _near(self, text: str, figure: Figure, others: list[Figure], reads: Reads) -> dict[str, float]:
-        """The words around the claim's figure, by rarity; a named thing counts twice."""
-        words_there = clause(text, figure, [f for f in others if f is not figure])
-        names = reads.stems(" ".join(named_things(words_there)))
-        return {t: self.idf(t) * (2.0 if t in names else 1.0) for t in reads.stems(words_there) if not t.replace(".", "").isdigit()}
-
-    def _tie(self, near: dict[str, float], quote: str, figure: Figure, given: list[Figure], reads: Reads) -> float:
-        """How much of the words around the claim's figure stand around this figure of the quote."""
-        lead = listed_lead(quote, figure, given)
-        there = clause(quote, figure, [g for g in given if g is not figure])
-        around = reads.stems(there + " " + lead if lead else there)
-        return sum(weight for term, weight in near.items() if around.has(term, self.tuning.same_form))
-

@@ -6,7 +6,6 @@ sentence ends on. Every word class here is general English, not fitted to a corp
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import AbstractSet, Callable
 
@@ -26,12 +25,14 @@ UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", 
       "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
       "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
       "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
-      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating"}
+      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating",
+      "amplify", "amplifies", "amplified", "amplifying"}
 DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
         "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
         "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
         "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
-        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates"}
+        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates",
+        "diminish", "diminishes", "diminished", "diminishing", "lessen", "lessens", "lessened"}
 # the comparison words that relate two things, one on each side ("X outperforms Y", "X is faster than Y")
 RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "surpass", "surpasses", "surpassed",
                "surpassing", "exceed", "exceeds", "exceeded", "exceeding", "beat", "beats", "beating", "better",
@@ -46,6 +47,9 @@ CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctua
 SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks",
             "avoid", "avoids", "avoided", "avoiding"}  # "avoids X" says what "without X" does
+# a negation only with the word after it: "instead of X", "rather than X" deny X; "instead enabling X" affirms X
+_DENY_WITH = {"instead": "of", "rather": "than"}
+_ALSO = re.compile(r"\bbut\s+(?:also|rather)\b|,\s*(?:and\s+)?also\b", re.I)  # where "not only X" turns to its Y
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
 ANTONYMS = (
@@ -61,6 +65,8 @@ ANTONYMS = (
     ("reward", "penalize"), ("reward", "penalise"), ("reward", "punish"), ("benefit", "harm"), ("mitigate", "exacerbate"),
     ("mitigate", "amplify"), ("presence", "absence"), ("synchronous", "asynchronous"), ("symmetric", "asymmetric"),
     ("similar", "different"), ("true", "false"), ("win", "lose"),
+    ("minimal", "substantial"), ("minimal", "significant"), ("negligible", "substantial"), ("negligible", "significant"),
+    ("minor", "major"), ("slight", "substantial"),  # the size of an effect
 )
 
 _PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
@@ -115,7 +121,6 @@ def direction_clash(claim: list[str], quote: list[str], stems: Callable[[str], A
     return ""
 
 
-
 def steady_clash(claim: AbstractSet[str], quote: AbstractSet[str]) -> str:
     """The claim says a thing holds steady ("remains stable") where the quote says it changes ("degrades"):
     both given as word stems."""
@@ -148,19 +153,6 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
     return found
 
 
-def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[str, str]]:
-    """The words that end the claim where the quote ends on other words, after at least `frame` tokens the two
-    share ("only when the model is confident" / "... is uncertain"): the complement a sentence asserts. Each
-    is one or two words on either side."""
-    blocks = SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-    if len(blocks) < 2:
-        return []
-    (before, b1, b2, _, _), (op, i1, i2, j1, j2) = blocks[-2], blocks[-1]
-    if op == "replace" and i2 - i1 <= 2 and j2 - j1 <= 2 and before == "equal" and b2 - b1 >= frame:
-        return [(" ".join(claim[i1:i2]), " ".join(quote[j1:j2]))]
-    return []
-
-
 def denied(text: str, reach: int = 3) -> str:
     """The words a negation governs: the few longer words after "not", "no", "without", "n't"... up to the
     preposition that ends its phrase ("fail to improve | across iterations"), the X of "X-free", and every
@@ -169,7 +161,7 @@ def denied(text: str, reach: int = 3) -> str:
     text, out = ADDITIVE.sub(" ", text), []
     tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
-        if t in NEGATION or t.endswith("n't"):
+        if _negates(tokens, i):
             taken: list[str] = []
             for w in tokens[i + 1:i + 1 + 3 * reach]:
                 if w in PREPOSITIONS and taken or len(taken) == reach or w == ",":
@@ -186,6 +178,14 @@ def denied(text: str, reach: int = 3) -> str:
     return " ".join(out)
 
 
+def _negates(tokens: list[str], i: int) -> bool:
+    """Token i denies what follows it: "not", "without"..., and "instead"/"rather" only as "instead of"/"rather than"."""
+    t = tokens[i]
+    if t in _DENY_WITH:
+        return tokens[i + 1:i + 2] == [_DENY_WITH[t]]
+    return t in NEGATION or t.endswith("n't")
+
+
 def contrast_sides(quote: str) -> list[str]:
     """The two sides of a quote that sets two things against each other ("While X ..., Y ...", "X, whereas Y"):
     what a claim denies of one, the quote may say of the other. The whole quote when it sets nothing apart."""
@@ -193,23 +193,15 @@ def contrast_sides(quote: str) -> list[str]:
     return sides if len(sides) > 1 else [quote]
 
 
-def other_compound(claim: list[str], quote: list[str]) -> str:
-    """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
-    "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""
-    def parts(tokens: list[str]) -> set[tuple[str, str]]:
-        return {(t.rsplit("-", 1)[0], t.rsplit("-", 1)[1]) for t in tokens if "-" in t and t.replace("-", "").isalpha()
-                and len(t.rsplit("-", 1)[1]) > 2}
-    mine, theirs = parts(claim), parts(quote)
-    for first, head in sorted(mine - theirs):
-        other = sorted(f for f, h in theirs if h == head and f != first and (f, h) not in mine)
-        if other:
-            return f"{other[0]}-{head}' where the sentence says '{first}-{head}"
-    return ""
-
-
-def only_clash(claim: str, quote: str) -> bool:
-    """"Only X" where the quote says "not only X (but also Y)"."""
-    return "only" in words(claim) and not ADDITIVE.search(claim) and bool(ADDITIVE.search(quote))
+def only_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]], share: float) -> bool:
+    """"Only X" where the quote says "not only X (but also Y)", and the claim leaves Y out: a claim that gives Y
+    too (at least `share` of its words) restricts nothing the quote adds."""
+    found = ADDITIVE.search(quote)
+    if "only" not in words(claim) or ADDITIVE.search(claim) or not found:
+        return False
+    added = _ALSO.split(quote[found.end():], maxsplit=1)
+    rest = stems(added[1]) if len(added) > 1 else set()
+    return not rest or len(rest & stems(claim)) < share * len(rest)
 
 
 def departed(text: str) -> str:
@@ -237,8 +229,8 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
 def _affirmed(stem: str, text: str, negated: str) -> bool:
     """The text also uses the word outside what it denies ("code editing rather than code generation"):
     it does not deny the word as such."""
-    def count(words_: list[str]) -> int:
-        return sum(w.startswith(stem) for w in words_)
+    def count(words_: list[str]) -> int:  # "deadzone-trapped" uses "trap" as much as "trapped" does
+        return sum(any(part.startswith(stem) for part in w.split("-")) for w in words_)
     return count(words(text)) > count(negated.split())
 
 
@@ -289,11 +281,3 @@ def _comparative(word: str, comparative_zipf: float) -> bool:
     stem = word[:-3]
     forms = {stem + "er", word[:-2] + "r", word[:-4] + "ier" if stem.endswith("i") else ""}
     return any(form and zipf_frequency(form, "en") >= comparative_zipf for form in forms)
-
-
-def exchanged(claim: list[str], quote: list[str]) -> tuple[str, str]:
-    """Two words of the quote that the claim, otherwise aligned with it, has in each other's place ("a student
-    generates problems and a teacher solves them" for "a teacher generates ... a student solves")."""
-    swaps = {pair for op, i1, i2, j1, j2 in SequenceMatcher(None, claim, quote, autojunk=False).get_opcodes()
-             if op == "replace" and i2 - i1 == j2 - j1 <= 2 for pair in zip(claim[i1:i2], quote[j1:j2])}
-    return next(((a, b) for a, b in sorted(swaps) if (b, a) in swaps and a < b), ("", ""))

@@ -24,8 +24,9 @@ _END = re.compile(rf"[.!?][\"'”’)]*{_MARKERS}(?=\s|$)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "Sec.", "No.", "resp.", "al.")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•+]|\d{1,3}[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
-# a line that is all bold ("**Key findings**", "__Results:__"), with no marker: a heading as models write them
-_BOLD_LINE = re.compile(r"[ \t]*(\*\*|__)[^*_\[\]\n]{1,80}\1:?[ \t]*|[ \t]*(\*\*|__)[^*_\[\]\n]{1,80}:\2[ \t]*")
+# a line that is all bold ("**Key findings**", "__Results:__", "**WideSearch [1]**", "**Go-Browse** [3]"): a heading as
+# models write them, its markers naming the source the section is about, not a claim
+_BOLD_LINE = re.compile(rf"[ \t]*(\*\*|__)[^*_\[\]\n]{{1,80}}?{_MARKERS}:?\1{_MARKERS}:?[ \t]*")
 _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)

@@ -28,6 +28,8 @@ class Tuning:
     role_window: int
     role_common_zipf: float
     name_label_words: int
+    substitution_zipf: float
+    only_added_share: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -36,4 +38,4 @@ class Tuning:
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
                    settings.comparative_zipf, settings.role_window, settings.role_common_zipf,
-                   settings.name_label_words)
+                   settings.name_label_words, settings.substitution_zipf, settings.only_added_share)
