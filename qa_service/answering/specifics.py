@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ..corpus.labels import name_candidates
 from ..corpus.names import name_key
+from ..store.lexical import stem
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)
@@ -45,9 +46,9 @@ def counted_things(question: str) -> list[str]:
 def counts(text: str, thing: str, window: int) -> bool | None:
     """Does the text give a count of the thing (a number at most `window` words before it)? None: it never
     speaks of the thing, so the question may call it by another word and nothing can be said."""
-    stem = _stem(thing)
+    wanted = _key(thing)
     tokens = _TOKEN.findall(text)
-    spoken = [i for i, token in enumerate(tokens) if _stem(token).startswith(stem)]
+    spoken = [i for i, token in enumerate(tokens) if _key(token) == wanted]
     if not spoken:
         return None
     return any(_COUNT.match(tokens[j].rstrip(".,")) for i in spoken for j in range(max(0, i - window), i))
@@ -77,10 +78,6 @@ def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: 
     return missing
 
 
-def _stem(word: str) -> str:
-    """GPUs, GPU -> gpu; studies -> stud; routers -> router: enough to find the thing again in the abstract."""
-    word = word.lower().strip(".,")
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    return word
+def _key(word: str) -> str:
+    """The word as BM25 stems it, a plural's s off first (the stemmer keeps "GPUs" apart from "GPU")."""
+    return stem(word.strip(".,").rstrip("sS"))

@@ -37,6 +37,11 @@ def analyze(text: str) -> list[str]:
     return bm25s.tokenize(text, stopwords="en", stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
 
 
+def stem(word: str) -> str:
+    """One word as BM25 stems it: routers -> router, GPUs -> gpu."""
+    return str(_STEMMER.stemWord(word.lower()))
+
+
 def content_terms(text: str) -> set[str]:
     """The terms that carry meaning: BM25's, less the wider English stop list (how, have, does...)."""
     words = bm25s.tokenize(text, stopwords=sorted(_CONTENT_STOP), stemmer=_STEMMER, return_ids=False, show_progress=False)[0]
