@@ -15,6 +15,7 @@ from typing import Sequence
 
 from ..corpus.labels import name_candidates
 from ..corpus.names import name_key
+from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
@@ -35,7 +36,6 @@ _BEST = re.compile(
 )
 _RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|strongest|weakest|leading|outperform\w*|"
                       r"surpass\w*|ranks?|ranked)\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 
 
 def counted_things(question: str) -> list[str]:
@@ -65,7 +65,8 @@ def asked_best(question: str) -> str:
 def names_best(text: str, own: Sequence[str]) -> bool:
     """Does a ranking sentence of the text name something other than the paper itself?"""
     keys = {name_key(label) for label in own}
-    return any(_RANKING.search(s) and any(name_key(n) not in keys for n in name_candidates(s)) for s in _SENTENCE.split(text))
+    sentences = [text[start:end] for start, end in sentence_spans(text)]
+    return any(_RANKING.search(s) and any(name_key(n) not in keys for n in name_candidates(s)) for s in sentences)
 
 
 def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int) -> list[str]:
