@@ -32,8 +32,8 @@ from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..config import Settings
-from ..corpus.labels import named_things
-from ..corpus.names import joined_name, name_key
+from ..corpus.labels import HYPHEN, named_things
+from ..corpus.names import joined_name, name_key, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
@@ -83,7 +83,7 @@ class AnswerabilityJudge:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
         uses ("GUI agents for Android" names no paper); a venue is never one."""
         return [n for n in found.unknown_names if n in asking and not is_venue(n)
-                and zipf_frequency(_HYPHENS.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
+                and zipf_frequency(HYPHEN.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
         """A one-paper question that calls papers by their labels is about those; the other names it
@@ -106,7 +106,7 @@ class AnswerabilityJudge:
     def _misspelt(self, thing: str, own: set[str]) -> bool:
         """A thing one edit from the paper's own name (two for a long one) is that name, typed wrong."""
         key = name_key(thing)
-        budget = 2 if len(key) >= self.settings.name_typo_two_edits_length else 1
+        budget = max(1, typo_budget(len(key), self.settings))  # the paper's own name is one target: a short one may slip too
         return any(OSA.distance(key, label, score_cutoff=budget) <= budget for label in own)
 
     def _shaped(self, asking: str, own: set[str], found: Retrieval) -> list[str]:
@@ -117,7 +117,7 @@ class AnswerabilityJudge:
         shaped = []
         for written in named_things(asking):
             word = next(iter(joined_name(written)), written)  # "WSD-Ansatz" names WSD
-            parts = [name_key(part) for part in re.split(r"[-\u2010\u2011]", word)]
+            parts = [name_key(part) for part in HYPHEN.split(word)]
             if name_key(word) in known or any(part in own for part in parts) or not _CODED.search(word):
                 continue
             if len(parts) == 1 and zipf_frequency(word, "en") >= self._common_bar(word, asking):
@@ -229,7 +229,6 @@ class AnswerabilityJudge:
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
-_HYPHENS = re.compile(r"[-\u2010\u2011]")
 # a name given as an example or a point of comparison, not the thing asked about
 _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
                       r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)

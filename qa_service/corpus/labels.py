@@ -10,6 +10,7 @@ from ..records import Paper
 from .textclean import clean_text
 
 # a hyphen may be typeset as U+2010 or the non-breaking U+2011 ("MMLU‑Pro"): the same name
+HYPHEN = re.compile(r"[-\u2010\u2011]")  # a hyphen as names are typeset: ASCII, U+2010, non-breaking U+2011
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-\u2010\u2011]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
 _BOLD_RAW = re.compile(r"\*\*([^*]{2,40})\*\*|\\textbf\{([^{}]{2,40})\}|\\emph\{([^{}]{2,40})\}")
 _INTRO = re.compile(
@@ -34,7 +35,7 @@ def is_name_like(token: str) -> bool:
     """RouterArena, RLP, reAR, K²-Agent, CUDA-L1: shapes that names of methods take."""
     if token in _GENERIC or len(token) < 3 or not any(c.isalpha() for c in token):
         return False
-    if any(part.isalpha() and part.islower() and len(part) > 2 for part in re.split(r"[-\u2010\u2011]", token)[1:]):
+    if any(part.isalpha() and part.islower() and len(part) > 2 for part in HYPHEN.split(token)[1:]):
         return False  # VMP-protected, LLM-based: a qualifier, not a name
     inner_upper = any(c.isupper() for c in token[1:])
     has_digit = any(c.isdigit() or c in "²³" for c in token)

@@ -18,12 +18,11 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
-from .labels import is_name_like, name_candidates
+from .labels import HYPHEN, is_name_like, name_candidates
 from ..records import NameMatch
 
 _WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
 _POSSESSIVE = re.compile(r"['’]s$")
-_HYPHEN = re.compile(r"[-\u2010\u2011]")
 _LIKENESS = {"style", "like", "based", "inspired", "type", "esque", "ish", "alike", "artig", "ähnlich", "similar"}  # "X-style": akin to X
 
 
@@ -75,7 +74,7 @@ def _names_it(typed: str, entry: dict) -> bool:
 def joined_name(word: str) -> list[str]:
     """The name in a name joined to an ordinary word ("MMEVOKE-Benchmark", "RLP-Arbeit"); none in a version or a
     compound of names (GPT-5, Qwen3-8B: digits make another name), nor in "GPTQ-style" (like GPTQ, not it)."""
-    parts = _HYPHEN.split(word)
+    parts = HYPHEN.split(word)
     if parts[-1].lower() in _LIKENESS:
         return []
     names = [p for p in parts if is_name_like(p)]
@@ -127,7 +126,7 @@ class NameResolver:
             if entry is not None and _names_it(typed, entry):
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
-        covered.update(w for w in words if any(part in covered for part in _HYPHEN.split(w)))
+        covered.update(w for w in words if any(part in covered for part in HYPHEN.split(w)))
         lookups = 0
         for typed, key in candidates:
             if typed in covered or " " in typed or key in self.book or known.get(typed, True):  # a joined part is matched exactly only
