@@ -84,3 +84,25 @@ def test_a_holder_taken_over_stops_and_never_releases_the_new_holders_lock(chrom
     successor.verify()
     successor.release()
     assert not successor.status().held
+
+
+def test_a_lock_broken_by_another_waiter_mid_delete_is_no_failure(chroma_url):  # noqa: F811
+    """Two waiters break one dead lock: the slower one's rename meets Chroma mid-delete, an error no
+    name check knows ('Missing metadata segment'). The lock's name leads elsewhere now, so it waits on."""
+    from chromadb.errors import ChromaError
+
+    dead = client(chroma_url).create_collection("middel_writer", metadata={"owner": "dead", "beat": 1}, embedding_function=None)
+
+    class MidDelete:  # the dead lock as the slower waiter saw it, its rename arriving mid-delete
+        id, metadata = dead.id, dead.metadata
+
+        def modify(self, name: str) -> None:
+            raise ChromaError("Missing field: [Missing metadata segment]")
+
+    slower = lease(chroma_url, "middel", 1.0)
+    with pytest.raises(ChromaError):  # still the dead lock under its name: a real failure, reported
+        slower._break(MidDelete())
+    client(chroma_url).delete_collection("middel_writer")  # the faster waiter moved it away
+    slower._break(MidDelete())  # no failure
+    slower.acquire(0)
+    slower.release()

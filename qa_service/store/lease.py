@@ -152,12 +152,17 @@ class ChromaLease:
         try:
             holder.modify(name=tomb)
         except Exception as exc:  # noqa: BLE001
-            if _gone(exc) or _taken(exc):
-                return
+            if _gone(exc) or _taken(exc) or self._moved(holder):
+                return  # another waiter broke it first (mid-delete, Chroma says 'Missing metadata segment')
             raise
         log.warning("took over the writer lock of %s on %s: no heartbeat for %.0f s",
                     (holder.metadata or {}).get("owner", "a writer"), self.where, self.lease)
         self._delete(tomb)
+
+    def _moved(self, holder: Any) -> bool:
+        """The lock's name no longer leads to this holder's collection: someone else moved it."""
+        now = self._holder()
+        return now is None or str(now.id) != str(holder.id)
 
     def release(self) -> None:
         if not self._depth:
