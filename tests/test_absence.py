@@ -237,6 +237,18 @@ def test_a_made_up_name_given_in_passing_does_not_refuse_a_close_question(kinds)
     assert result.refusal_reason is None and "kind:1" in {c.paper_id for c in result.citations}, result.answer
 
 
+def test_a_thing_of_the_world_that_sets_the_scene_does_not_refuse_a_close_question(kinds):
+    """NAND is a word of the language (a field the question is set in, as "in cooperative MARL"), no abstract names it:
+    a close abstract answers. A made-up name in the same place, or a known one asked about, is still not in the corpus."""
+    close = kinds(unknown_name_dense=0.0)  # every abstract counts as close to it
+    result = close.ask("How do learned decoders weigh their messages for flash memory codes in NAND storage?")
+    assert result.refusal_reason is None and "kind:1" in {c.paper_id for c in result.citations}, result.answer
+    made_up = close.ask("How do learned decoders weigh their messages for flash memory codes in NANDFLEX storage?")
+    assert made_up.refusal_reason is RefusalReason.NOT_IN_CORPUS, made_up.answer
+    asked = close.ask("How does NAND weigh the messages of learned decoders for flash memory codes?")
+    assert asked.refusal_reason is RefusalReason.NOT_IN_CORPUS, asked.answer
+
+
 def test_a_list_question_that_names_a_paper_is_off_topic_when_its_core_is_nowhere(answerer):
     assert answerer.ask("Which papers apply Zorblax to protein folding?").refusal_reason is RefusalReason.OFF_TOPIC
 
@@ -250,6 +262,7 @@ def test_a_list_question_that_names_a_thing_its_paper_holds_is_answered(answerer
     ("Quels articles portent sur des agents qui pilotent des interfaces graphiques ?", True),
     ("Wie viele Samples und Subtypen enthält der Benchmark?", True),
     ("¿Hay trabajos sobre traducción automática para lenguas de bajos recursos?", True),
+    ("¿Qué artículos usan arquitecturas mixture-of-experts?", True),  # one of the commonest words, two a little less common
     ("Quais artigos usam dados do cérebro humano?", True),
     ("TimeWeaver 时间序列预测方法的主要贡献是什么？", True),
     ("best hiking trails near Lake Como?", False),  # one Italian-looking name

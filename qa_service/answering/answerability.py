@@ -67,7 +67,7 @@ class AnswerabilityJudge:
         relevant = [h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
-        subject = [n for n in unknown if not _EXAMPLE.search(asking[: asking.find(n)])]
+        subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
         if unknown and (subject or not sure) and not (is_plural(question) and relevant):
             # the dense rescue is for a name given in passing ("...like Foo"): a name asked about is the question
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
@@ -84,6 +84,12 @@ class AnswerabilityJudge:
         uses ("GUI agents for Android" names no paper); a venue is never one."""
         return [n for n in found.unknown_names if n in asking and not is_venue(n)
                 and zipf_frequency(HYPHEN.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
+
+    def _in_passing(self, name: str, before: str) -> bool:
+        """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
+        MARL"): not what the question asks about, so an abstract close to the question still answers it."""
+        worldly = zipf_frequency(HYPHEN.sub("", name), "en") >= self.settings.world_name_zipf
+        return bool(_EXAMPLE.search(before) or (worldly and _SETTING.search(before)))
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
         """A one-paper question that calls papers by their labels is about those; the other names it
@@ -232,6 +238,7 @@ COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this h
 # a name given as an example or a point of comparison, not the thing asked about
 _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
                       r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
+_SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 
