@@ -107,6 +107,18 @@ def test_a_refusal_in_the_model_s_own_words_is_a_refusal(client, fake_server, nu
     assert verdicts(body) == [("structure", "not_checked")] and not body["warnings"]
 
 
+def test_a_model_s_word_that_a_cited_source_is_silent_is_not_a_claim(client, fake_server, numbers):
+    """"The CLAUSE abstract [c] does not report ..." and "None of the abstracts ..." say what is absent, as a refusal does:
+    no check mark, no warning of an uncited claim. A claim that only mentions a paper and a negation is still checked."""
+    reply = ("CLAUSE achieves +39.3 EM@1 on MetaQA-2-hop [{c}]. The CLAUSE abstract [{c}] does not report GPU hours. "
+             "None of the retrieved abstracts compare against retrieval augmentation. "
+             "Unlike earlier papers, CLAUSE does not need retraining for each new budget [{c}].")
+    body = ask(client, fake_server, numbers, reply)
+    assert verdicts(body) == [("claim", "supported"), ("structure", "not_checked"), ("structure", "not_checked"),
+                              ("claim", "unverified")], body["sentences"]
+    assert body["sentences"][1]["cites"] == [numbers[CLAUSE]] and not any("no citation" in w for w in body["warnings"])
+
+
 def test_the_stream_s_final_event_carries_the_same_verdicts(client, fake_server, numbers):
     reply = "## Go-Browse\n\n1. It collects 10K successful trajectories on WebArena [{g}].\n2. It was trained on 5 GPUs [{g}]."
     fake_server.enqueue("stream", reply.format(g=numbers[GO_BROWSE], c=numbers[CLAUSE]))

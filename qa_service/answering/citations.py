@@ -20,7 +20,7 @@ from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
 from .judging import Finding, Judge, Reads
-from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, split_units, to_reader
+from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, says_silent, split_units, to_reader
 from .tuning import Tuning
 
 __all__ = ["CitationChecker", "MARKER_DIGITS", "is_refusal", "parse_numbers"]
@@ -64,7 +64,8 @@ class CitationChecker:
         text, unknown = _drop_unknown(answer, by_n)
         result = CheckedAnswer(text)
         units = split_units(text)
-        claims = [u for u in units if not u.structure and not (not u.cites and (to_reader(u.claim) or declines(u.claim)))]
+        claims = [u for u in units if not u.structure and not (not u.cites and (to_reader(u.claim) or declines(u.claim)))
+                  and not says_silent(u.text)]
         if not claims and any(declines(u.claim) for u in units):  # the model declined, in its own words
             result.grounded, result.refused, result.declined = True, True, True
         reads = Reads(self.judge.hedge_share)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 # int() refuses a string of more than 4,300 digits). The page's MARKER pattern says the same.
 MARKER_DIGITS = 4
 MARKER = re.compile(rf"(?<!\s)\s*\[(\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*)\]")
-_MARKERS = rf"(?:\s*\[\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*\])*"
+_ONE_MARKER = rf"(?:\s*\[\d{{1,{MARKER_DIGITS}}}(?:\s*[-–,]\s*\d{{1,{MARKER_DIGITS}}})*\])"
+_MARKERS = _ONE_MARKER + "*"
 # a sentence ends at . ! ? (and the quotes or brackets that close it), then its markers, then space or the end
 _END = re.compile(rf"[.!?][\"'”’)]*{_MARKERS}(?=\s|$)")
 _ABBREVIATIONS = ("e.g.", "i.e.", "et al.", "etc.", "vs.", "Fig.", "Eq.", "cf.", "approx.", "Sec.", "No.", "resp.", "al.")
@@ -38,7 +39,15 @@ _DECLINES = re.compile(
     r"|\bi\s+(?:cannot|can't|could\s+not|couldn't|am\s+unable\s+to|was\s+unable\s+to|do\s+not|don't)\s+"
     r"(?:find|see|locate|determine|answer|tell|identify)\b"
     r"|\b(?:there\s+is|there's|i\s+(?:have|found))\s+no\s+(?:information|mention|evidence|data|details?)\b"
-    r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]*\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b)",
+    r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]*\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b"
+    r"|\b(?:none|neither)\s+of\s+(?:the|these|those)?\s*(?:[\w-]+\s+){0,3}?(?:abstracts?|sources?|papers?|documents?|excerpts?)\b)",
+    re.I,
+)
+# a sentence naming its source as the one that is silent: "The SERE abstract [2] does not report per-GPU results."
+_SOURCE_SILENT = re.compile(
+    rf"(?:^\W*(?:the\s+)?(?:\S+\s+){{0,3}}?(?:abstract|paper|source|study|work){_MARKERS}|\b(?:abstract|paper|source|study|work){_ONE_MARKER}+)"
+    r"\s+(?:[^.]*?\band\s+)?(?:does|did)\s+not\s+"
+    r"(?:report|mention|discuss|address|study|provide|give|include|cover|describe|state|evaluate|compare|consider|measure)\b",
     re.I,
 )
 
@@ -95,6 +104,12 @@ def cited(text: str) -> list[int]:
 def declines(text: str) -> bool:
     """Does this sentence say the sources do not answer ("The provided abstracts do not mention ...")?"""
     return bool(_DECLINES.search(MARKER.sub("", text)))
+
+
+def says_silent(text: str) -> bool:
+    """Does this sentence say that the source it cites is silent on something? The model's word on what is absent,
+    like a refusal: not a claim the source's quotes could state."""
+    return bool(_SOURCE_SILENT.search(text))
 
 
 def to_reader(text: str) -> bool:
