@@ -162,6 +162,17 @@ def test_a_count_with_no_result_to_give_instead_is_refused_and_says_what(answere
     assert "does not state the number of lasers." in result.refusal_explanation
 
 
+def test_a_figure_the_abstract_lacks_beside_a_question_it_answers_is_said_absent_not_refused(answerer):
+    """Glimmer's abstract gives no number at all. Asked one alone, that stays a refusal; asked beside a question the
+    abstract answers, the answer says the figure is absent, then answers the other question."""
+    alone = answerer.ask("How fast is Glimmer in frames per second?")
+    assert alone.refusal_reason is RefusalReason.DETAIL_MISSING, alone.answer
+    result = answerer.ask("How fast is Glimmer in frames per second? What does its setup combine?")
+    assert result.refusal_reason is None, result.answer
+    assert result.answer.startswith("The abstract of Glimmer: Thermal Imaging of Graphene Ribbons does not report the figure asked for.")
+    assert "confocal microscope" in result.answer and result.grounded
+
+
 @pytest.mark.parametrize("thing", ["COCO", "MS-COCO", "ImageNet"])
 def test_a_benchmark_spelt_as_a_common_word_or_shared_by_the_field_is_a_named_thing(answerer, thing):
     """COCO is a common word in lower case, wordfreq reads MS-COCO as its parts, ImageNet names no one paper: each is still a benchmark."""

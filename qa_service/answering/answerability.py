@@ -37,7 +37,8 @@ from ..corpus.names import joined_name, name_key, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
-    AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, without_venues,
+    AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, sub_questions,
+    without_venues,
 )
 from ..records import PaperHit, RefusalReason, Retrieval, Verdict
 
@@ -220,6 +221,8 @@ class AnswerabilityJudge:
         # "How many routers does it rank?", "which model came out best?": what the abstract speaks of and never gives
         missing = unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window)
         if named and asks_number(asking) and not missing and not any(states_number(h.text) for h in papers):
+            if not all(asks_number(ask) for ask in sub_questions(asking)):  # "How fast is it? What does it rely on?"
+                return Verdict.yes(ids, every, (), ["the figure asked for"])  # the other question is answered, the absence said
             return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
         # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
         absent = [t for t in self._things(asking, papers, found) + figures_in(asking)

@@ -100,14 +100,17 @@ class ExtractiveModel:
         return chosen + self._complete(per_source[0], chosen)
 
     def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None) -> list[Candidate]:
-        """A question that asks for two figures ("How many tasks? And the best success rate?") gets, for each of its
-        questions, the figured sentence sharing most of its words, when the answer has no such sentence yet."""
+        """A question that asks for two things ("How many tasks? And the best success rate?") gets, for each of its
+        questions, the sentence sharing most of its words (a figured one, if it asks a figure), when the answer has no
+        such sentence yet."""
         asks = sub_questions(question)
-        figured = [c for c in cands if c.figures]
-        if len(asks) < 2 or not figured:
+        if len(asks) < 2:
             return []
         more: list[Candidate] = []
         for ask in asks:
+            figured = [c for c in cands if c.figures or not asks_figures(ask)]
+            if not figured:
+                continue
             overlap = _overlap(ask, [c.text for c in figured], corpus, typos=True)
             fresh = [i for i in range(len(figured)) if figured[i] not in chosen + more]
             best = max(range(len(figured)), key=lambda i: (overlap[i], figured[i].score))
