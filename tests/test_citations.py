@@ -282,7 +282,8 @@ def test_a_bold_line_on_its_own_is_a_heading_not_an_uncited_claim(checker):
     result = checker.check(answer, FIELD)
     units = {u.text: u for u in result.sentences}
     assert units["**Key findings**"].kind.value == "structure" and units["__Results:__"].kind.value == "structure"
-    assert units["**In short:** it helps [1]."].kind.value == "claim"  # a bold lead inside a sentence is no heading
+    # a bold lead before a sentence is the model's label for it, a unit of its own; the sentence after it is the claim
+    assert units["**In short:**"].kind.value == "structure" and units["it helps [1]."].kind.value == "claim"
     assert not any("no citation" in w for w in result.warnings) and result.answer == answer
 
 

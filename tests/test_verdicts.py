@@ -69,6 +69,20 @@ def test_a_list_item_is_a_unit_and_the_lead_in_is_structure(client, fake_server,
         assert body["answer"][unit["start"]:unit["end"]] == unit["text"]
 
 
+def test_an_item_s_bold_label_is_the_model_s_heading_not_part_of_the_claim(client, fake_server, numbers):
+    """"**Cheap supervision.** ..." names the item as the model sees it; the sentence after it is what the source must state.
+    A label that carries a figure is checked with the rest."""
+    reply = ("Key points:\n\n"
+             "1. **Cheap supervision.** Go-Browse collects 10K successful trajectories across 100 URLs [{g}].\n"
+             "2. **Learning from it.** A 7B model fine-tuned on this data reaches a 21.7% success rate on WebArena [{g}].\n")
+    body = ask(client, fake_server, numbers, reply)
+    assert verdicts(body) == [("structure", "not_checked"), ("structure", "not_checked"), ("claim", "supported"),
+                              ("structure", "not_checked"), ("claim", "supported")], body["sentences"]
+    assert body["sentences"][1]["text"] == "1. **Cheap supervision.**" and body["grounded"]
+    labelled = ask(client, fake_server, numbers, "1. **31.7% on WebArena.** A 7B model fine-tuned on Go-Browse's data does best [{g}].")
+    assert verdicts(labelled)[0][1] != "supported", labelled["sentences"]
+
+
 @pytest.mark.parametrize("category,reply,verdict", [
     ("wrong number", "A 7B model fine-tuned on Go-Browse's data reaches a 31.7% success rate on WebArena [{g}].", "contradicted"),
     ("number from elsewhere", "A 7B model fine-tuned on Go-Browse's data beats GPT-4o mini by 2.9% [{g}].", "contradicted"),

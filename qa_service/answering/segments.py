@@ -28,6 +28,9 @@ _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 # a line that is all bold ("**Key findings**", "__Results:__", "**WideSearch [1]**", "**Go-Browse** [3]"): a heading as
 # models write them, its markers naming the source the section is about, not a claim
 _BOLD_LINE = re.compile(rf"[ \t]*(\*\*|__)[^*_\[\]\n]{{1,80}}?{_MARKERS}:?\1{_MARKERS}:?[ \t]*")
+# an item's bold label before its sentence ("- **Tool-call rewards.** TRM is ...", "**Results**: ..."): the model's
+# heading for the item, a unit of its own and no claim; a label with a figure in it ("**3x faster.**") is checked with the rest
+_LABEL = re.compile(r"[ \t]*(?:(?:[-*•+]|\d{1,3}[.)])[ \t]+)?(\*\*|__)[^*_\n\d]{1,80}?(?:[.:]\1|\1:)(?=\s+\S)")
 _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)
@@ -172,7 +175,11 @@ def _sentences(text: str, start: int, end: int) -> list[Unit]:
     """The sentences of text[start:end], each with the markers written after its period."""
     units: list[Unit] = []
     at = start
-    for match in _END.finditer(text, start, end):
+    label = _LABEL.match(text, start, end)
+    if label:
+        units.append(_unit(text, start, label.end(), "a heading"))
+        at = label.end()
+    for match in _END.finditer(text, at, end):
         head = text[at:match.start() + 1]
         if head.rstrip().endswith(_ABBREVIATIONS) or len(MARKER.sub("", head).strip()) < 12:
             continue
