@@ -35,21 +35,22 @@ _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)
 _TO_READER = re.compile(r"\b(?:you|your|let me|let's|i can|i'd|i will|i'll|here is|here's|here are)\b", re.I)
-# the model saying the sources do not answer: a negation and the evidence it was given, or "I cannot find"
+# the model saying the sources do not answer: a negation and the evidence it was given, or "I cannot find"; what lies
+# between is bounded (a sentence's length) so that a long reply without a period costs a linear scan, not a square one
 _DECLINES = re.compile(
     r"\b(?:(?:abstracts?|sources?|papers?|context|documents?|excerpts?|passages?|provided (?:text|material|information))\b"
-    r"[^.]*?\b(?:do(?:es)?\s+not|don't|doesn't|did\s+not|didn't|never|neither|contain\s+no|make\s+no|give\s+no|say\s+nothing)\b"
+    r"[^.]{0,120}?\b(?:do(?:es)?\s+not|don't|doesn't|did\s+not|didn't|never|neither|contain\s+no|make\s+no|give\s+no|say\s+nothing)\b"
     r"|\bi\s+(?:cannot|can't|could\s+not|couldn't|am\s+unable\s+to|was\s+unable\s+to|do\s+not|don't)\s+"
     r"(?:find|see|locate|determine|answer|tell|identify)\b"
     r"|\b(?:there\s+is|there's|i\s+(?:have|found))\s+no\s+(?:information|mention|evidence|data|details?)\b"
-    r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]*\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b"
+    r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]{0,120}\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b"
     r"|\b(?:none|neither)\s+of\s+(?:the|these|those)?\s*(?:[\w-]+\s+){0,3}?(?:abstracts?|sources?|papers?|documents?|excerpts?)\b)",
     re.I,
 )
 # a sentence naming its source as the one that is silent: "The SERE abstract [2] does not report per-GPU results."
 _SOURCE_SILENT = re.compile(
     rf"(?:^\W*(?:the\s+)?(?:\S+\s+){{0,3}}?(?:abstract|paper|source|study|work){_MARKERS}|\b(?:abstract|paper|source|study|work){_ONE_MARKER}+)"
-    r"\s+(?:[^.]*?\band\s+)?(?:does|did)\s+not\s+"
+    r"\s+(?:[^.]{0,80}?\band\s+)?(?:does|did)\s+not\s+"
     r"(?:report|mention|discuss|address|study|provide|give|include|cover|describe|state|evaluate|compare|consider|measure)\b",
     re.I,
 )
