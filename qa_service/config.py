@@ -48,6 +48,7 @@ class Settings:
     dense_floor: float = _s(0.40, "Dense cosine above which a paper is relevant on its own.")
     weak_dense_floor: float = _s(0.30, "Dense cosine below which a paper is never relevant.")
     lexical_floor: float = _s(0.5, "Share of the question's rare-term weight a paper must contain when its cosine is between the floors.")
+    respell_zipf: float = _s(2.0, "For that share, a question word no abstract uses that English uses less than this (wordfreq Zipf) is a typo, counted as the corpus's nearest term within the typo budget (\"refusl\"), or a word of another language, left out (\"surmonter\"); a word of the language (\"federated\", 2.9) still counts against the paper. 0 turns it off.")
     sentence_floor: float = _s(0.5, "A paper none of whose chunks clears the bar is still relevant when one of its sentences is this close to the question (MiniLM cosine): a chunk dilutes a one-sentence match. Tuning split: the highest value that refuses no more unanswerable questions than without it.")
     unknown_name_dense: float = _s(0.5, "A question about a name no abstract mentions is still answered when an abstract matches it this closely (cosine): the name was noise.")
     abbreviation_share: float = _s(0.1, "A question's abbreviation is searched in its other form too (mixture-of-experts and MoE) when at most this share of the papers use it: one most abstracts use (LLM) would add only common words. 0 turns it off.")

@@ -173,3 +173,26 @@ def test_a_paper_that_only_abbreviates_is_found_by_the_long_form(retriever):
     """MMEVOKE's abstract writes "MoE methods" and never "mixture-of-experts"; SERE's abstract defines it."""
     found = retriever.retrieve("Which papers use mixture-of-experts?", 8)
     assert "004_b7de3c5bc70ac347:17" in [h.paper_id for h in found.hits]
+
+
+def test_a_question_in_another_language_is_relevant_by_the_words_the_abstracts_use(retriever, seed_settings):
+    """French function words ("le", "des", "sans") and words no abstract uses ("surmonter") say nothing against a paper:
+    the share of the question it holds counts the English words it has (Reversal, Curse). Off (respell_zipf = 0) they
+    dilute it below the bar."""
+    question = "Le « Reversal Curse » des LLM : quelle architecture a permis de le surmonter sans augmentation de données ?"
+    top = retriever.search(question, 5)[0]
+    assert top.paper_id == "004_b7de3c5bc70ac347:2" and top.relevant
+    off = Retriever(seed_settings.replace(respell_zipf=0.0), retriever.corpora).search(question, 5)[0]
+    assert off.paper_id == top.paper_id and not off.relevant and off.coverage < top.coverage
+
+
+def test_a_typo_counts_as_the_word_it_misspells_and_a_word_of_the_language_counts_against():
+    from qa_service.store.lexical import content_terms
+    from qa_service.store.spelling import Respelling, respelt_terms
+
+    vocabulary = {"refus", "safeti", "align", "llms", "learn"}
+    how = Respelling(2.0, 5, 9, 16, 4.5, 1.5)
+    question = "how to reduce over-refusl in safty aligned LLMs, with federated learning, sans données"
+    terms = respelt_terms(question, content_terms(question), vocabulary, lambda: sorted(vocabulary), content_terms, how)
+    assert {"refus", "safeti", "align", "llms", "learn", "feder"} <= terms  # "federated": English, absent, still counted
+    assert not terms & {"refusl", "safti", "san", "donné"}  # typos respelt, French words left out

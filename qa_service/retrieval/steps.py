@@ -17,6 +17,7 @@ from ..config import Settings
 from ..records import Evidence, Paper, PaperHit, Retrieval, paper_of
 from ..store.corpora import Part, Scope
 from ..store.lexical import content_terms
+from ..store.spelling import Respelling
 from ..store.metadata import ChunkRecord
 
 log = logging.getLogger(__name__)
@@ -97,12 +98,13 @@ class BuildHits:
 
     needs_texts = False
 
-    def __init__(self, relevant: Callable[[PaperHit], bool]):
+    def __init__(self, relevant: Callable[[PaperHit], bool], respell: Respelling | None = None):
         self.relevant = relevant
+        self.respell = respell
 
     def __call__(self, c: Candidates) -> None:
         labels = _labels(c.order, c.owner)
-        coverage = _coverage(c.question, c.order, c.owner)
+        coverage = _coverage(c.question, c.order, c.owner, self.respell)
         c.hits = []
         for pid in c.order:
             if pid not in labels:
@@ -145,7 +147,10 @@ class AttachEvidence:
 
 def default_steps(settings: Settings, relevant: Callable[[PaperHit], bool]) -> list[RetrievalStep]:
     """Today's retrieval: fuse, cut to k, label and mark, attach evidence (a reranker goes before the cut)."""
-    return [FuseRanks(settings.rrf_k), CutToK(), BuildHits(relevant), AttachEvidence()]
+    s = settings
+    respell = Respelling(s.respell_zipf, s.name_typo_min_length, s.name_typo_two_edits_length, s.max_typo_lookups,
+                         s.other_language_zipf, s.other_language_margin) if s.respell_zipf else None
+    return [FuseRanks(settings.rrf_k), CutToK(), BuildHits(relevant, respell), AttachEvidence()]
 
 
 def run_steps(steps: Iterable[RetrievalStep], candidates: Candidates) -> Candidates:
@@ -169,11 +174,13 @@ def _labels(paper_ids: list[str], owner: dict[str, Part]) -> dict[str, str]:
     return labels
 
 
-def _coverage(question: str, paper_ids: list[str], owner: dict[str, Part]) -> dict[str, float]:
+def _coverage(question: str, paper_ids: list[str], owner: dict[str, Part], respell: Respelling | None) -> dict[str, float]:
+    """Share of the question's rare-term weight each paper holds, the terms as each corpus spells them (spelling.py)."""
     terms = content_terms(question)
     coverage: dict[str, float] = {}
     for part, ids in by_part(paper_ids, owner):
-        coverage.update(part.index.lexical.coverage(terms, ids))
+        lexical = part.index.lexical
+        coverage.update(lexical.coverage(lexical.respelt(question, terms, respell) if respell else terms, ids))
     return coverage
 
 

@@ -25,6 +25,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from ..checksums import file_sha256
 from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
+from .spelling import Respelling, respelt_terms
 
 META = "qa_meta.json"
 NAMES_VERSION = 3  # the rules names.py and abbreviations.py find names by (3: abbreviations kept); a saved index under others is rebuilt
@@ -78,6 +79,7 @@ class LexicalIndex:
         self._paper_index = {pid: i for i, pid in enumerate(self._paper_ids)}
         self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
         self._chunk_array: np.ndarray | None = None
+        self._vocab_terms: list[str] | None = None  # the vocabulary as a list, for spelling look-ups (built on first use)
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -119,6 +121,15 @@ class LexicalIndex:
             docs = scores["indices"][scores["indptr"][tid] : scores["indptr"][tid + 1]]
             found[term] = np.isin(wanted, self._chunk_paper[docs])
         return found
+
+    def respelt(self, question: str, terms: set[str], how: Respelling) -> set[str]:
+        """The question's terms as this corpus spells them: typos respelt, words of another language left out."""
+        return respelt_terms(question, terms, self._vocab, self._vocab_list, content_terms, how)
+
+    def _vocab_list(self) -> list[str]:
+        if self._vocab_terms is None:
+            self._vocab_terms = sorted(self._vocab)
+        return self._vocab_terms
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
         """Share of the terms' IDF weight each paper contains."""
