@@ -44,11 +44,11 @@ class Respelling:
         return 0 if length < self.min_length else 1 if length < self.two_edits_length else 2
 
 
-def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], listed: Callable[[], Sequence[str]],
+def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], listed: Callable[[str], Sequence[str]],
                   analyze: Callable[[str], set[str]], how: Respelling) -> set[str]:
     """`terms` (the question's content terms) with each term of a typo or foreign word replaced by the nearest term of
-    the vocabulary, or dropped; `listed()`: the vocabulary as a list (built once by the caller). At most `how.most`
-    words are looked up, each a scan of the vocabulary."""
+    the vocabulary, or dropped; `listed(letter)`: the vocabulary's terms that start with it (a typo keeps its first
+    letter; built once by the caller). At most `how.most` words are looked up, each a scan of one letter's terms."""
     kept = set(terms)
     strange = [w for w in dict.fromkeys(_WORD.findall(question)) if how.strange(w)]
     for word in strange[: how.most]:
@@ -57,7 +57,7 @@ def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], l
                 continue
             kept.discard(term)
             edits = how.budget(len(term))
-            match = process.extractOne(term, listed(), scorer=OSA.distance, score_cutoff=edits) if edits else None
+            match = process.extractOne(term, listed(term[0]), scorer=OSA.distance, score_cutoff=edits) if edits else None
             if match is not None:
                 kept.add(str(match[0]))
     return kept
