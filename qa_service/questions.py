@@ -16,7 +16,13 @@ from .records import AnswerKind
 # ("is there any work on..."), not as a determiner inside one ("without any external reward")
 _PLURAL = re.compile(
     r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b"
-    r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b",
+    r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b"
+    # "Is there research on ...", "Are there benchmarks that ...": whether the literature has such things
+    r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:research|literature|[a-z]+s)\s+(?:on|about|into|that|which|for|using|with)\b"
+    # a question that opens asking for things of a kind that do something: "What benchmarks test ...", not "What
+    # benchmarks does CAST use?" (one paper's)
+    r"|^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|frameworks|systems|techniques|architectures|algorithms|tools)"
+    r"\s+(?!(?:does|do|did|was|were|is|are|has|have|had|can|could|would|will)\b)\w+",
     re.I,
 )
 _QUANTITY = re.compile(

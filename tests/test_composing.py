@@ -75,6 +75,13 @@ def test_list_gives_one_sentence_per_paper_most_relevant_first():
     assert "We propose Zorblax" in answer  # each paper's contribution sentence
 
 
+def test_a_list_that_asks_figures_gives_each_paper_s_figures_too():
+    """Each paper's most relevant sentence, and when that gives no figure, the paper's sentence that does."""
+    answer = ask("Which papers speed up decoding or the reranking of passages, and by how much?", about=())
+    assert "2.7× speedup" in answer and ("4.2 points" in answer or "60%" in answer), answer
+    assert "[3]" not in answer
+
+
 SEABIRD = (
     "Surveys of seabird colonies are slow and disturb the birds. We release Seabird, a benchmark of drone images of nesting "
     "colonies. The benchmark holds 1200 annotated images from 14 colonies on three coasts. We evaluate nine detection "

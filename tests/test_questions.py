@@ -19,6 +19,12 @@ from qa_service.records import AnswerKind
     ("哪些论文研究语音识别？", True),
     ("音声認識を扱っている論文はどれですか？", True),
     ("Qu'est-ce que Zorblax ?", False),
+    ("Is there research on LLM agents that improve themselves?", True),  # whether the literature has such work
+    ("Are there benchmarks that test LLM routers?", True),
+    ("What benchmarks test LLM agents on search, and how many tasks do they have?", True),  # things of a kind that do
+    ("What benchmarks does CAST use?", False),  # one paper's benchmarks
+    ("What datasets was Tequila evaluated on?", False),
+    ("Are there limitations?", False),
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural

@@ -156,9 +156,11 @@ def each_named(kind: AnswerKind, per_source: Sequence[list[Candidate]], figures:
 
 def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition) -> list[Candidate]:
     """One sentence per paper, each paper once, most relevant first: its contribution (its figures, if asked),
-    when that scores close to the paper's best sentence; else the best one."""
+    when that scores close to the paper's best sentence; else the best one, and, if figures are asked, the paper's
+    best sentence that gives some ("Which benchmarks test agents, and how many tasks?")."""
     chosen = []
     for cands in per_source:
         wanted: Callable[[Candidate], bool] = (lambda c: c.figures) if figures else (lambda c: c.role is Role.METHOD)
-        chosen += _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score) or cands[:1]
+        close = _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score)
+        chosen += close or cands[:1] + (_best(cands, lambda c: c.figures) if figures else [])
     return chosen
