@@ -235,3 +235,14 @@ def test_a_name_joined_to_a_word_of_another_language_is_the_name_the_abstract_me
 def test_a_misspelt_own_name_or_a_compound_word_is_nothing_the_abstract_lacks(answerer, question):
     result = answerer.ask(question)
     assert result.refusal_reason is None and not result.answer.startswith("The abstract of"), result.answer
+
+
+def test_a_hyphened_description_of_names_the_papers_mention_is_no_absent_thing(answerer):
+    """"GPTQ-as-Babai" joins two names the lattice paper's abstract gives (GPTQ, Babai): nothing is absent, both papers
+    the comparison describes are answered. A name with a digit is the whole name: "GPT-5" stays absent."""
+    result = answerer.ask("Compare the GPTQ-as-Babai lattice paper with the compensation-aware error paper — how do they each rethink GPTQ?")
+    assert result.refusal_reason is None, result.refusal_explanation
+    assert {"003_94e388001bdf9878:6", "003_94e388001bdf9878:9"} <= {c.paper_id for c in result.citations}
+    assert not result.answer.startswith("The abstract of")
+    other = answerer.ask("How does Tequila compare with GPT-5 on ARC?")
+    assert other.answer.startswith("The abstract of Tequila does not mention GPT-5."), other.answer

@@ -140,9 +140,13 @@ class AnswerabilityJudge:
 
     def _mentions(self, hit: PaperHit, thing: str) -> bool:
         """The paper's evidence names the thing, in any spelling, or a long thing within the typo budget ("ImageNett":
-        a short one, MS-COCO, is one edit from too many words)."""
+        a short one, MS-COCO, is one edit from too many words), or each name a hyphened description joins
+        ("GPTQ-as-Babai": GPTQ and Babai; not one with a digit, "GPT-5", where the whole is the name)."""
         evidence, key = _evidence(hit), name_key(thing)
         if mentions(evidence, thing):
+            return True
+        parts = [part for part in HYPHEN.split(thing) if part and not (part.islower() and len(part) <= 3)]  # "as", "of"
+        if len(parts) > 1 and not any(ch.isdigit() for ch in thing) and all(mentions(evidence, part) for part in parts):
             return True
         return len(key) >= self.settings.name_typo_two_edits_length and has_core({key}, evidence, self.settings, self._terms)
 
