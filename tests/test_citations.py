@@ -490,3 +490,18 @@ def test_amplified_against_reduced_and_minimal_against_substantial_are_opposites
     assert verdict_of(checker, "The grouping loss decreases with model scale and is reduced by instruction tuning [1].", loss) == "contradicted"
     assert verdict_of(checker, "Grouper runs with substantial quality loss [1].", loss) == "contradicted"
     assert verdict_of(checker, "Grouper runs with minimal quality loss [1].", loss) == "supported"
+
+
+def test_common_words_a_paraphrase_puts_it_in_are_no_invented_detail():
+    """With the corpus's rarity, words the abstract never uses make a claim unverified two at a time ("detail_words"):
+    those the language at large uses often ("keep", "still") are how a paraphrase is put, rare ones a detail."""
+    from qa_service.config import Settings
+
+    idf = lambda term: 3.0  # noqa: E731 - every word rare in the corpus, as in a small one
+    settings = Settings()
+    plain = "Our controller accelerates convergence of the flock and needs no central coordinator, keeping it simple [1]."
+    invented = "Our controller accelerates convergence of the flock and needs no central coordinator, using quadcopter lidar [1]."
+    for detail_zipf, verdict in ((settings.detail_zipf, "supported"), (9.0, "unverified")):
+        checker = CitationChecker.from_settings(idf, MiniLMEmbedding(), settings.replace(detail_zipf=detail_zipf))
+        assert checker.check(plain, FIELD).sentences[0].verdict.value == verdict, detail_zipf
+        assert checker.check(invented, FIELD).sentences[0].verdict.value == "unverified"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 import numpy as np
+from wordfreq import zipf_frequency
 
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
@@ -219,8 +220,10 @@ class Judge:
         everywhere = reads.abstracts[source.paper_text].everywhere
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified
                         and not everywhere.has(t, self.tuning.same_form))
-        if len(unseen) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
-            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{unseen[0]}' or '{unseen[1]}'"
+        written = {t: w for w in said for t in reads.stems(w)}  # each term's word, as the claim writes it
+        rare = [t for t in unseen if zipf_frequency(written.get(t, t), "en") < self.tuning.detail_zipf]
+        if len(rare) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
+            return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{rare[0]}' or '{rare[1]}'"
         placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
         if placed:  # what a preposition takes ("on ImageNet", "in healthcare") is a setting, not a way of saying
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{placed[0]}'"

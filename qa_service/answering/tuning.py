@@ -30,6 +30,7 @@ class Tuning:
     name_label_words: int
     substitution_zipf: float
     only_added_share: float
+    detail_zipf: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -38,4 +39,4 @@ class Tuning:
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
                    settings.comparative_zipf, settings.role_window, settings.role_common_zipf,
-                   settings.name_label_words, settings.substitution_zipf, settings.only_added_share)
+                   settings.name_label_words, settings.substitution_zipf, settings.only_added_share, settings.detail_zipf)
