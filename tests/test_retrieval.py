@@ -191,8 +191,8 @@ def test_a_typo_counts_as_the_word_it_misspells_and_a_word_of_the_language_count
     from qa_service.store.spelling import Respelling, respelt_terms
 
     vocabulary = {"refus", "safeti", "align", "llms", "learn"}
-    how = Respelling(2.0, 5, 9, 16, 4.5, 1.5)
-    question = "how to reduce over-refusl in safty aligned LLMs, with federated learning, sans données"
+    how = Respelling(2.0, 5, 9, 16, 1.5)
+    question = "how to reduce over-refusl in safty aligned LLMs, with federated learning or retrosynthesis, sans données"
     terms = respelt_terms(question, content_terms(question), vocabulary, lambda letter: sorted(t for t in vocabulary if t.startswith(letter)), content_terms, how)
-    assert {"refus", "safeti", "align", "llms", "learn", "feder"} <= terms  # "federated": English, absent, still counted
+    assert {"refus", "safeti", "align", "llms", "learn", "feder", "retrosynthesi"} <= terms  # absent words of no other language count
     assert not terms & {"refusl", "safti", "san", "donné"}  # typos respelt, French words left out

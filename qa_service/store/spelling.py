@@ -1,11 +1,11 @@
 """A question's terms as the corpus spells them, for the share of them a paper holds (relevance).
 
-A word the corpus's vocabulary lacks and English seldom uses (wordfreq Zipf below `respell_zipf`) is a
-typo ("refusl", "safty") or a word of another language ("surmonter", "données"; or one far commoner there
-than in English, "de", "sans": `other_language_*`). Neither says the
-question is off the corpus's topics: the first is the nearest vocabulary term within the typo budget
-names use, the second is left out (the abstracts are English). A word English uses that no abstract
-does ("federated", "driving") keeps counting: the corpus lacking it is what it says.
+A word the corpus's vocabulary lacks is one of three things. A word of another accepted language
+(far commoner there than in English: "de", "sans", "surmonter"; `other_language_margin`) says
+nothing for or against an English abstract: it is left out. A word English seldom uses
+(`respell_zipf`) may be a typo ("refusl", "safty"): it counts as the vocabulary's nearest term within
+the typo budget names use, when there is one. Any other word ("federated", "retrosynthesis") keeps
+counting against the paper: the corpus lacking it is what it says.
 """
 
 from __future__ import annotations
@@ -30,15 +30,13 @@ class Respelling:
     min_length: int
     two_edits_length: int
     most: int
-    other_zipf: float = 9.0  # other_language_zipf: a common word of another accepted language ...
-    other_margin: float = 0.0  # other_language_margin: ... that English uses this much less ("de", "sans", "quelle")
+    other_margin: float  # other_language_margin: a word another accepted language uses this much more than English
 
-    def strange(self, word: str) -> bool:
-        """A typo, or a word of another language: English seldom uses it, or another language far more."""
+    def foreign(self, word: str) -> bool:
+        """A word of another accepted language: far commoner there than in English ("de", "sans", "surmonter")."""
         english = zipf_frequency(word, "en")
-        return english < self.max_zipf or any(
-            zipf_frequency(word, language, wordlist="small") >= max(self.other_zipf, english + self.other_margin)
-            for language in _OTHER_LANGUAGES)
+        return any(zipf_frequency(word, language, wordlist="small") >= english + self.other_margin
+                   for language in _OTHER_LANGUAGES)
 
     def budget(self, length: int) -> int:
         return 0 if length < self.min_length else 1 if length < self.two_edits_length else 2
@@ -46,18 +44,23 @@ class Respelling:
 
 def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], listed: Callable[[str], Sequence[str]],
                   analyze: Callable[[str], set[str]], how: Respelling) -> set[str]:
-    """`terms` (the question's content terms) with each term of a typo or foreign word replaced by the nearest term of
-    the vocabulary, or dropped; `listed(letter)`: the vocabulary's terms that start with it (a typo keeps its first
+    """`terms` (the question's content terms) with each term of a foreign word dropped and of a typo replaced by the
+    vocabulary's nearest term; `listed(letter)`: the vocabulary's terms that start with it (a typo keeps its first
     letter; built once by the caller). At most `how.most` words are looked up, each a scan of one letter's terms."""
     kept = set(terms)
-    strange = [w for w in dict.fromkeys(_WORD.findall(question)) if how.strange(w)]
-    for word in strange[: how.most]:
-        for term in analyze(word) & terms:
-            if term in vocabulary:
-                continue
-            kept.discard(term)
-            edits = how.budget(len(term))
-            match = process.extractOne(term, listed(term[0]), scorer=OSA.distance, score_cutoff=edits) if edits else None
-            if match is not None:
-                kept.add(str(match[0]))
+    looked = 0
+    for word in dict.fromkeys(_WORD.findall(question)):
+        unknown = [t for t in analyze(word) & terms if t not in vocabulary]
+        if not unknown:
+            continue
+        if how.foreign(word):
+            kept.difference_update(unknown)  # the abstracts are English: it says nothing for or against a paper
+        elif zipf_frequency(word, "en") < how.max_zipf and looked < how.most:  # a typo, perhaps
+            looked += 1
+            for term in unknown:
+                edits = how.budget(len(term))
+                match = process.extractOne(term, listed(term[0]), scorer=OSA.distance, score_cutoff=edits) if edits else None
+                if match is not None:
+                    kept.discard(term)
+                    kept.add(str(match[0]))
     return kept
