@@ -124,7 +124,7 @@ class LexicalIndex:
 
     def respelt(self, question: str, terms: set[str], how: Respelling) -> set[str]:
         """The question's terms as this corpus spells them: typos respelt, words of another language left out."""
-        return respelt_terms(question, terms, self._vocab, self._vocab_list, content_terms, how)
+        return respelt_terms(question, terms, self._vocab, self._vocab_list, content_terms_each, how)
 
     def _vocab_list(self, letter: str) -> list[str]:
         """The vocabulary's terms that start with this letter (grouped on first use: a twentieth of a scan of all)."""

@@ -43,14 +43,18 @@ class Respelling:
 
 
 def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], listed: Callable[[str], Sequence[str]],
-                  analyze: Callable[[str], set[str]], how: Respelling) -> set[str]:
+                  analyze: Callable[[list[str]], list[set[str]]], how: Respelling) -> set[str]:
     """`terms` (the question's content terms) with each term of a foreign word dropped and of a typo replaced by the
     vocabulary's nearest term; `listed(letter)`: the vocabulary's terms that start with it (a typo keeps its first
-    letter; built once by the caller). At most `how.most` words are looked up, each a scan of one letter's terms."""
+    letter; built once by the caller); `analyze`: each word's terms, in one pass. At most `how.most` words are looked up, each a scan of one letter's terms."""
     kept = set(terms)
+    missing = {t for t in terms if t not in vocabulary}
+    if not missing:
+        return kept  # most questions: every term is the corpus's
+    words = list(dict.fromkeys(_WORD.findall(question)))
     looked = 0
-    for word in dict.fromkeys(_WORD.findall(question)):
-        unknown = [t for t in analyze(word) & terms if t not in vocabulary]
+    for word, own in zip(words, analyze(words)):  # one tokenizer pass for all the words
+        unknown = sorted(own & missing)
         if not unknown:
             continue
         if how.foreign(word):
