@@ -18,7 +18,7 @@ from wordfreq import zipf_frequency
 
 from ..corpus.textclean import sentence_spans
 from ..records import Citation, SentenceVerdict, Source
-from ..store.lexical import content_terms
+from ..store.lexical import content_terms, stem
 from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
@@ -220,8 +220,7 @@ class Judge:
         everywhere = reads.abstracts[source.paper_text].everywhere
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified
                         and not everywhere.has(t, self.tuning.same_form))
-        written = {t: w for w in said for t in reads.stems(w)}  # each term's word, as the claim writes it
-        rare = [t for t in unseen if zipf_frequency(written.get(t, t), "en") < self.tuning.detail_zipf]
+        rare = self._rare_words(unseen, said, reads) if len(unseen) >= self.tuning.detail_words else []
         if len(rare) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{rare[0]}' or '{rare[1]}'"
         placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
@@ -251,6 +250,11 @@ class Judge:
         if extra:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
+
+    def _rare_words(self, unseen: list[str], said: list[str], reads: Reads) -> list[str]:
+        """Of the terms the abstract never uses, those whose word the language at large seldom uses (detail_zipf)."""
+        written = {stem(w): w for w in said}  # each term's word, as written (Snowball on the word: microseconds)
+        return [t for t in unseen if zipf_frequency(written.get(t, t), "en") < self.tuning.detail_zipf]
 
     def _requalified(self, said: list[str], heard: list[str], everywhere: Terms, reads: Reads) -> str:
         """The thing both end on, qualified otherwise by the quote ("a standard tokenizer" for the claim's "advanced
