@@ -20,6 +20,7 @@ from ..config import Settings
 from ..corpus.names import name_key, typo_budget
 from ..corpus.roles import Role, sentence_roles
 from ..store.lexical import content_terms, content_terms_each
+from ..store.spelling import OTHER_LANGUAGES
 
 # how questions are put, not what they are about (stemmed like the question)
 _ASKING_WORDS = content_terms(
@@ -89,7 +90,6 @@ def unseen_kinds(question: str, core: set[str], idf: Callable[[str], float], kin
     return kinds
 
 
-_OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
 _UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # Japanese, Chinese, Korean
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -99,10 +99,10 @@ def in_other_language(question: str, settings: Settings) -> bool:
     other language's commonest (`other_language_zipf`) and far rarer in English ("sur", "des"; "Lake Como" has one)."""
     if _UNSPACED.search(question):
         return True
-    counts = dict.fromkeys(_OTHER_LANGUAGES, 0)
+    counts = dict.fromkeys(OTHER_LANGUAGES, 0)
     for word in {w.lower() for w in _LETTERS.findall(question) if not w.isupper()}:
         english = zipf_frequency(word, "en")
-        for language in _OTHER_LANGUAGES:
+        for language in OTHER_LANGUAGES:
             other = zipf_frequency(word, language, wordlist="small")  # their commonest words: 8 MB, not 200
             counts[language] += other >= settings.other_language_zipf and other - english >= settings.other_language_margin
     return max(counts.values()) >= settings.other_language_words

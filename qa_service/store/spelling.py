@@ -19,7 +19,7 @@ from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 _WORD = re.compile(r"[^\W\d_]+")
-_OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
+OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Respelling:
         """A word of another accepted language: far commoner there than in English ("de", "sans", "surmonter")."""
         english = zipf_frequency(word, "en")
         return any(zipf_frequency(word, language, wordlist="small") >= english + self.other_margin
-                   for language in _OTHER_LANGUAGES)
+                   for language in OTHER_LANGUAGES)
 
     def budget(self, length: int) -> int:
         return 0 if length < self.min_length else 1 if length < self.two_edits_length else 2
