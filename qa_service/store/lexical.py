@@ -128,11 +128,13 @@ class LexicalIndex:
 
     def _vocab_list(self, letter: str) -> list[str]:
         """The vocabulary's terms that start with this letter (grouped on first use: a twentieth of a scan of all)."""
-        if self._vocab_terms is None:
-            self._vocab_terms = {}
+        groups = self._vocab_terms
+        if groups is None:  # built whole, then published: a second thread never reads a half-built one
+            groups = {}
             for term in sorted(self._vocab):
-                self._vocab_terms.setdefault(term[:1], []).append(term)
-        return self._vocab_terms.get(letter, [])
+                groups.setdefault(term[:1], []).append(term)
+            self._vocab_terms = groups
+        return groups.get(letter, [])
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
         """Share of the terms' IDF weight each paper contains."""
