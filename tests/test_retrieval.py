@@ -188,10 +188,11 @@ def test_a_question_in_another_language_is_relevant_by_the_words_the_abstracts_u
 
 def test_a_typo_counts_as_the_word_it_misspells_and_a_word_of_the_language_counts_against():
     from qa_service.store.lexical import content_terms, content_terms_each
+    from qa_service.config import Settings
     from qa_service.store.spelling import Respelling, respelt_terms
 
     vocabulary = {"refus", "safeti", "align", "llms", "learn"}
-    how = Respelling(2.0, 5, 9, 16, 1.5)
+    how = Respelling(Settings())  # respell_zipf 2, one edit from 5 letters and two from 9, other_language_margin 1.5
     question = "how to reduce over-refusl in safty aligned LLMs, with federated learning or retrosynthesis, sans données"
     terms = respelt_terms(question, content_terms(question), vocabulary, lambda letter: sorted(t for t in vocabulary if t.startswith(letter)),
                           content_terms_each, how)

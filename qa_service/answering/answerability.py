@@ -84,12 +84,12 @@ class AnswerabilityJudge:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
         uses ("GUI agents for Android" names no paper); a venue is never one."""
         return [n for n in found.unknown_names if n in asking and not is_venue(n)
-                and zipf_frequency(HYPHEN.sub("", n), "en") < self.settings.common_name_zipf]  # Math-Shepherd: not two words
+                and _language_zipf(n) < self.settings.common_name_zipf]
 
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
         MARL"): not what the question asks about, so an abstract close to the question still answers it."""
-        worldly = zipf_frequency(HYPHEN.sub("", name), "en") >= self.settings.world_name_zipf
+        worldly = _language_zipf(name) >= self.settings.world_name_zipf
         return bool(_EXAMPLE.search(before) or (worldly and _SETTING.search(before)))
 
     def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
@@ -238,6 +238,11 @@ class AnswerabilityJudge:
             return Verdict.yes(ids, every, absent, missing)
         # a one-paper question is answered from the paper retrieval ranked first
         return Verdict.yes(ids, every=every)
+
+
+def _language_zipf(name: str) -> float:
+    """How often English at large uses the name, as one word (Math-Shepherd: not two words wordfreq knows)."""
+    return zipf_frequency(HYPHEN.sub("", name), "en")
 
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off

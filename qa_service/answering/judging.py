@@ -220,7 +220,7 @@ class Judge:
         everywhere = reads.abstracts[source.paper_text].everywhere
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified
                         and not everywhere.has(t, self.tuning.same_form))
-        rare = self._rare_words(unseen, said, reads) if len(unseen) >= self.tuning.detail_words else []
+        rare = self._rare_words(unseen, said) if len(unseen) >= self.tuning.detail_words else []
         if len(rare) >= self.tuning.detail_words:  # a paraphrase swaps a word; new rare words are a new detail
             return SentenceVerdict.UNVERIFIED, f"the cited abstract never says '{rare[0]}' or '{rare[1]}'"
         placed = [t for t in unseen if t in reads.stems(" ".join(object_words(said)))]
@@ -251,7 +251,7 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{extra[0]}'"
         return None
 
-    def _rare_words(self, unseen: list[str], said: list[str], reads: Reads) -> list[str]:
+    def _rare_words(self, unseen: list[str], said: list[str]) -> list[str]:
         """Of the terms the abstract never uses, those whose word the language at large seldom uses (detail_zipf)."""
         written = {stem(w): w for w in said}  # each term's word, as written (Snowball on the word: microseconds)
         return [t for t in unseen if zipf_frequency(written.get(t, t), "en") < self.tuning.detail_zipf]

@@ -147,9 +147,7 @@ class AttachEvidence:
 
 def default_steps(settings: Settings, relevant: Callable[[PaperHit], bool]) -> list[RetrievalStep]:
     """Today's retrieval: fuse, cut to k, label and mark, attach evidence (a reranker goes before the cut)."""
-    s = settings
-    respell = Respelling(s.respell_zipf, s.name_typo_min_length, s.name_typo_two_edits_length, s.max_typo_lookups,
-                         s.other_language_margin) if s.respell_zipf else None
+    respell = Respelling(settings) if settings.respell_zipf else None
     return [FuseRanks(settings.rrf_k), CutToK(), BuildHits(relevant, respell), AttachEvidence()]
 
 

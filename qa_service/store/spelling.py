@@ -18,35 +18,32 @@ from rapidfuzz import process
 from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
+from ..config import Settings
+from ..corpus.names import typo_budget
+
 _WORD = re.compile(r"[^\W\d_]+")
 OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
 
 
 @dataclass(frozen=True)
 class Respelling:
-    """How far a question's unknown words are looked for (settings: respell_zipf, name_typo_*, max_typo_lookups)."""
+    """How far a question's unknown words are looked for: the settings respell_zipf, max_typo_lookups,
+    other_language_margin, and the typo budget names use (name_typo_*)."""
 
-    max_zipf: float
-    min_length: int
-    two_edits_length: int
-    most: int
-    other_margin: float  # other_language_margin: a word another accepted language uses this much more than English
+    settings: Settings
 
     def foreign(self, word: str) -> bool:
         """A word of another accepted language: far commoner there than in English ("de", "sans", "surmonter")."""
         english = zipf_frequency(word, "en")
-        return any(zipf_frequency(word, language, wordlist="small") >= english + self.other_margin
+        return any(zipf_frequency(word, language, wordlist="small") >= english + self.settings.other_language_margin
                    for language in OTHER_LANGUAGES)
-
-    def budget(self, length: int) -> int:
-        return 0 if length < self.min_length else 1 if length < self.two_edits_length else 2
 
 
 def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], listed: Callable[[str], Sequence[str]],
                   analyze: Callable[[list[str]], list[set[str]]], how: Respelling) -> set[str]:
     """`terms` (the question's content terms) with each term of a foreign word dropped and of a typo replaced by the
     vocabulary's nearest term; `listed(letter)`: the vocabulary's terms that start with it (a typo keeps its first
-    letter; built once by the caller); `analyze`: each word's terms, in one pass. At most `how.most` words are looked up, each a scan of one letter's terms."""
+    letter; built once by the caller); `analyze`: each word's terms, in one pass. At most max_typo_lookups words are looked up, each a scan of one letter's terms."""
     kept = set(terms)
     missing = {t for t in terms if t not in vocabulary}
     if not missing:
@@ -59,10 +56,10 @@ def respelt_terms(question: str, terms: set[str], vocabulary: Collection[str], l
             continue
         if how.foreign(word):
             kept.difference_update(unknown)  # the abstracts are English: it says nothing for or against a paper
-        elif zipf_frequency(word, "en") < how.max_zipf and looked < how.most:  # a typo, perhaps
+        elif zipf_frequency(word, "en") < how.settings.respell_zipf and looked < how.settings.max_typo_lookups:  # a typo?
             looked += 1
             for term in unknown:
-                edits = how.budget(len(term))
+                edits = typo_budget(len(term), how.settings)
                 match = process.extractOne(term, listed(term[0]), scorer=OSA.distance, score_cutoff=edits) if edits else None
                 if match is not None:
                     kept.discard(term)
