@@ -93,8 +93,8 @@ def fact_found(fact: str, answer: str) -> bool:
     return normalize(fact) in normalize(answer)
 
 
-# a figure: a number on its own (26.95%, 3.0×, 1,000, 2-5x, 10K), not a digit inside a name (Qwen2.5-7B, L0, Pass@1)
-_FIGURE = re.compile(r"^[~±<>≈×x]?\d[\d.,]*(?:[-–]\d[\d.,]*)?(?:%|×|x|[kKMB])?$")
+# a figure: a number on its own (26.95%, +3.5%, 3.0×, 1,000, 2-5x, 10K), not a digit inside a name (Qwen2.5-7B, L0, Pass@1)
+_FIGURE = re.compile(r"^[~±<>≈×x+−-]?\d[\d.,]*(?:[-–]\d[\d.,]*)?(?:%|×|x|[kKMB])?$")
 
 
 _MARKERS = re.compile(r"\s*\[[\d,\s\-–]+\]")  # citation markers are not figures
