@@ -82,6 +82,8 @@ class Settings:
     answer_multi_share: float = _s(0.5, "A paper joins a multi-paper answer when its best sentence scores this share of the best paper's (tuning split: 0.6 -> 0.5 lifts gold recall 0.72 -> 0.82 for precision 0.82 -> 0.71; a missed paper costs a lister more than one they dismiss by its quote).")
     answer_second_share: float = _s(0.8, "A one-paper answer adds its second sentence when it scores this share of the first.")
     answer_max_papers: int = _s(8, "Most papers quoted in one multi-paper answer.")
+    answer_kin_meaning: float = _s(0.7, "A paper below answer_multi_share still joins a multi-paper answer when its best sentence is this share of the closest sentence's MiniLM cosine, and holds answer_kin_words of the most rare-term weight any sentence holds: rank discounts sink a paper on the topic that retrieval put fifth (the eight tuning files: multi gold cited up 0.00-0.06 on each, precision down 0.00-0.03).")
+    answer_kin_words: float = _s(0.6, "See answer_kin_meaning: the share of the best sentence's rare-term weight (the question's words) a low-ranked paper's best sentence must hold to join a list.")
     answer_per_named: int = _s(2, "Sentences from each paper a question names when it asks no list and no comparison by its wording (\"Which is faster, CAST or SERE?\"): each paper is answered, and two papers' answer stays about as long as one paper's.")
     max_abstract_chars: int = _s(20000, "Longest abstract ingest accepts (longer refuses the file, naming the paper; refused, not cut, since a cut abstract would be served as the paper's): OpenReview caps abstracts at 5,000 characters, and one of 1 MB took 141 s and 493 MB to ingest.")
     max_question_chars: int = _s(2000, "Longest question accepted (HTTP 413 beyond).")

@@ -35,7 +35,8 @@ def build_model(settings: Settings) -> ChatModel:
     if settings.model == "extractive" or not (settings.model or settings.openai_api_key or settings.openai_base_url):
         return ExtractiveModel(ExtractiveTuning(
             settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
-            settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers, settings.roles_cache_size,
+            settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers,
+            settings.answer_kin_meaning, settings.answer_kin_words, settings.roles_cache_size,
             settings.answer_per_named,
         ))
     return OpenAIChatModel(settings, provider=OpenAIProvider(settings))

@@ -122,3 +122,14 @@ def test_papers_a_question_does_not_call_by_name_are_not_each_answered():
     """"What is open-domain QA?" may be about every paper that mentions it; it calls none, so one paper answers, as before."""
     answer = ask("What is open-domain QA?", about=("p:1", "p:2"))
     assert ("[1]" in answer) != ("[2]" in answer), answer
+
+
+def test_a_list_keeps_a_paper_on_the_topic_that_retrieval_ranked_low():
+    """Rank discounts alone would drop the third paper (a quarter of the first's score here); it holds as much of the
+    question's rare words as the first, so it is as much on the topic; the unrelated second paper stays out."""
+    from qa_service.answering.extractive import ExtractiveTuning
+    flake = "We measure the thermal conductivity of graphene flakes with a suspended bridge and find it falls with flake width."
+    sources = [source(1, "g:1", "Glimmer", GLIMMER), source(2, "p:2", "Quux", QUUX), source(3, "g:3", "Flake", flake)]
+    model = ExtractiveModel(ExtractiveTuning(rank_decay=0.5))
+    answer = model.answer("Which papers measure the thermal conductivity of graphene?", sources)
+    assert "[1]" in answer and "suspended bridge" in answer and "Quux" not in answer and "reranker" not in answer

@@ -28,6 +28,8 @@ class Candidate:
     role: Role = Role.BACKGROUND
     figures: bool = False
     negative: bool = False
+    meaning: float = 0.0  # the MiniLM cosine to the question, before rank discounts
+    words: float = 0.0  # the share of the question's rare-term weight it holds
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ class ExtractiveTuning:
     multi_share: float = 0.5
     second_share: float = 0.8
     max_papers: int = 8
+    kin_meaning: float = 0.7
+    kin_words: float = 0.6
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
     per_named: int = 2
 
@@ -88,7 +90,8 @@ class ExtractiveModel:
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
-            picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about][: t.max_papers]
+            picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about
+                      or self._kin(c, per_source)][: t.max_papers]
             return listed(picked, figures, composition)
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
@@ -98,6 +101,15 @@ class ExtractiveModel:
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
+
+    def _kin(self, cands: list[Candidate], per_source: list[list[Candidate]]) -> bool:
+        """A paper retrieval ranked low whose best sentence is about as close in meaning to the question, and holds about
+        as much of its rare words, as the best of any paper's: as much on the topic as the first, whatever its rank."""
+        t = self.tuning
+        meaning = max(c.meaning for others in per_source for c in others)
+        words = max(c.words for others in per_source for c in others)
+        return (max(c.meaning for c in cands) >= t.kin_meaning * meaning and words > 0
+                and max(c.words for c in cands) >= t.kin_words * words)
 
     def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None) -> list[Candidate]:
         """A question that asks for two things ("How many tasks? And the best success rate?") gets, for each of its
@@ -150,7 +162,7 @@ class ExtractiveModel:
                 if figures and figured:
                     score += t.number_bonus
                 score *= t.rank_decay ** (source.n - 1)  # retrieval's order is evidence too
-                found.append(Candidate(source, start, end, text, score, role.role, figured, role.negative))
+                found.append(Candidate(source, start, end, text, score, role.role, figured, role.negative, meaning=sem, words=lex))
             per_source.append(sorted(found, key=lambda c: (-c.score, c.start)))
         return per_source
 
