@@ -18,7 +18,7 @@ _PLURAL = re.compile(
     r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b"
     r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b"
     # "Is there research on ...", "Are there benchmarks that ...": whether the literature has such things
-    r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:research|literature|[a-z]+s)\s+(?:on|about|into|that|which|for|using|with)\b"
+    r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:research|literature|work|[a-z]+s)\s+(?:on|about|into|that|which|for|using|with)\b"
     # a question that opens asking for things of a kind that do something: "What benchmarks test ...", not "What
     # benchmarks does CAST use?" (one paper's)
     r"|^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|frameworks|systems|techniques|architectures|algorithms|tools)"
@@ -181,9 +181,11 @@ _FIGURES = re.compile(
 _METRIC = re.compile(
     r"\b(?:scores?|accuracy|accuracies|faster|slower|gains?|improvements?|performance|performs?|rates?|error|latency"
     r"|throughput|metrics?|reduction|sota|state of the art|outperform\w*|pass@\d*)\b"
-    r"|\b(?:pr[ée]cision|performances?|taux|vitesse|exactitude|genauigkeit|leistung|schneller|erfolgsrate|verbesserung"
-    r"|geschwindigkeit|punktzahl|rendimiento|tasa|desempe[ñn]o|mejora|precisi[óo]n|exactitud|velocidad|puntuaci[óo]n"
-    r"|ganancia|precis[ãa]o|desempenho|taxa|melhora|acur[áa]cia|pontua[çc][ãa]o|velocidade|ganho|accuratezza|prestazioni)\b"
+    # singular or plural ("las tasas de éxito", "os ganhos")
+    r"|\b(?:pr[ée]cisions?|performances?|taux|vitesses?|exactitudes?|genauigkeit|leistung(?:en)?|schneller|erfolgsraten?"
+    r"|verbesserung(?:en)?|geschwindigkeit(?:en)?|punktzahl(?:en)?|rendimientos?|tasas?|desempe[ñn]os?|mejoras?|precisi[óo]n"
+    r"|exactitud|velocidad(?:es)?|puntuaci(?:[óo]n|ones)|ganancias?|precis[ãa]o|desempenhos?|taxas?|melhoras?|acur[áa]cias?"
+    r"|pontua[çc](?:[ãa]o|[õo]es)|velocidades?|ganhos?|accuratezza|prestazioni|tassi|tasso|miglioramenti|guadagni)\b"
     r"|准确率|準確率|精度|加速|提升|提高|性能|成功率|分数|得分|倍|速度|高速化|スコア|向上|정확도|성능|속도|점수",
     re.I,
 )
@@ -258,7 +260,13 @@ def asks_number(question: str) -> bool:
 
 
 # where one question ends and the next begins: a question mark, or "and" before another wh-word
-_SUB_ASK = re.compile(r"(?<=[?？])\s*|,?\s+and\s+(?=(?:what|what's|whats|which|how|who|where|when|why)\b)", re.I)
+_SUB_ASK = re.compile(
+    r"(?<=[?？])\s*|,?\s+and\s+(?=(?:what|what's|whats|which|how|who|where|when|why)\b)"
+    # "and" before a wh-word in the other accepted languages: "¿Cuántas preguntas tiene y cuál es la tasa?"
+    r"|,?\s+(?:y|e|et|und|ed)\s+(?=(?:qu[ée]|cu[áa]l(?:es)?|cu[áa]nt[oa]s?|c[óo]mo|qual|quais|quant[oa]s?|como|quel(?:le)?s?"
+    r"|combien|comment|wie|was|welche[rsn]?|quale|quali|come)\b)",
+    re.I,
+)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I)  # the other languages' are _HOW_MANY's
 
 

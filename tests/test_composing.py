@@ -133,3 +133,15 @@ def test_a_list_keeps_a_paper_on_the_topic_that_retrieval_ranked_low():
     model = ExtractiveModel(ExtractiveTuning(rank_decay=0.5))
     answer = model.answer("Which papers measure the thermal conductivity of graphene?", sources)
     assert "[1]" in answer and "suspended bridge" in answer and "Quux" not in answer and "reranker" not in answer
+
+
+def test_each_question_of_a_two_question_one_gets_its_own_sentence():
+    """The sentence that answers the second question shares every word of the first too: the first still gets the one
+    that answers it, in English and in another language joined by its "and"."""
+    bench = ("Instructed editing is common. Benchbar comprises 545 problems in twelve languages. We evaluate 40 models and "
+             "observe that Benchbar is a hard set of problems where only 3 models score over 60%.")
+    sources = [source(1, "b:1", "Benchbar", bench)]
+    for question in ("How many problems are in Benchbar and how many models score above 60%?",
+                     "¿Cuántos problemas tiene Benchbar y cuántos modelos superan el 60%?"):
+        answer = MODEL.answer(question, sources, about=("b:1",))
+        assert "545 problems" in answer and "only 3 models score over 60%" in answer, question

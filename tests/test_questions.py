@@ -2,7 +2,7 @@
 
 import pytest
 
-from qa_service.questions import answer_kind, asks_figures, is_plural
+from qa_service.questions import answer_kind, asks_figures, is_plural, sub_questions
 from qa_service.records import AnswerKind
 
 
@@ -12,6 +12,7 @@ from qa_service.records import AnswerKind
     ("Any method for that?", True),
     ("I need calibrated clusters. Any method for that?", True),
     ("Is there any work on LLM routers?", True),
+    ("Is there work on choosing which LLM to send a query to?", True),
     ("Does any paper study model merging?", True),
     ("Describe how CoMAS lets agents improve without any external reward.", False),  # a determiner, not a request for papers
     ("What is RouterArena?", False),
@@ -63,6 +64,19 @@ def test_the_kind_of_answer_asked_is_read_off_the_wording(question, kind):
 @pytest.mark.parametrize("question,figures", [
     ("Zorblax speedup", True), ("Zorblax 3x?", True), ("Wie viele Aufgaben hat Zorblax?", True),
     ("How can Zorblax cut latency?", False), ("How does Zorblax work?", False),
+    ("Quais são as taxas médias de sucesso do Zorblax?", True), ("¿Cuáles son las mejoras de Zorblax?", True),
 ])
 def test_a_quantity_word_or_unit_asks_for_figures(question, figures):
     assert asks_figures(question) is figures
+
+
+@pytest.mark.parametrize("question,parts", [
+    ("How many tasks does Zorblax have and what is its best success rate?", 2),
+    ("¿Cuántas preguntas tiene Zorblax y cuál es la tasa de éxito del mejor sistema?", 2),
+    ("Combien de tâches comporte Zorblax, et quel est le meilleur score ?", 2),
+    ("Wie viele Aufgaben hat Zorblax und wie gut ist das beste Modell?", 2),
+    ("Quantas tarefas tem o Zorblax e qual é a melhor taxa?", 2),
+    ("¿Qué tasa de éxito logra Zorblax en tareas largas y cortas?", 1),  # "y" joining two things is one question
+])
+def test_two_questions_joined_by_and_are_two_in_any_accepted_language(question, parts):
+    assert len(sub_questions(question)) == parts

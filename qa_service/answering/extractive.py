@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import product
 from typing import AbstractSet, Iterator, Sequence
 
 import numpy as np
@@ -46,6 +47,7 @@ class ExtractiveTuning:
     per_named: int = 2
 
 
+_ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
 _TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
 
 
@@ -113,23 +115,29 @@ class ExtractiveModel:
 
     def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None) -> list[Candidate]:
         """A question that asks for two things ("How many tasks? And the best success rate?") gets, for each of its
-        questions, the sentence sharing most of its words (a figured one, if it asks a figure), when the answer has no
-        such sentence yet."""
+        questions, a sentence of its own: the sentences sharing most of their words (figured ones, if they ask a figure),
+        each question a different one, so that the sentence answering both best does not leave one unanswered. A
+        question with no word in common (another script) takes the best figured sentence the answer lacks."""
         asks = sub_questions(question)
         if len(asks) < 2:
             return []
-        more: list[Candidate] = []
+        options: list[list[tuple[float, float, int]]] = []
         for ask in asks:
-            figured = [c for c in cands if c.figures or not asks_figures(ask)]
-            if not figured:
-                continue
-            overlap = _overlap(ask, [c.text for c in figured], corpus, typos=True)
-            fresh = [i for i in range(len(figured)) if figured[i] not in chosen + more]
-            best = max(range(len(figured)), key=lambda i: (overlap[i], figured[i].score))
-            if overlap[best] > 0 and figured[best] not in chosen + more:
-                more.append(figured[best])
-            elif not overlap[best] and fresh:  # no word in common (another script): the best figured sentence not yet given
-                more.append(figured[max(fresh, key=lambda i: figured[i].score)])
+            figured = [i for i, c in enumerate(cands) if c.figures or not asks_figures(ask)]
+            overlap = _overlap(ask, [cands[i].text for i in figured], corpus, typos=True)
+            ranked = sorted(((o, cands[i].score, i) for o, i in zip(overlap, figured)), reverse=True)
+            if ranked and not ranked[0][0]:
+                ranked = [r for r in ranked if cands[r[2]] not in chosen]  # nothing in common: a sentence not yet given
+            options.append(ranked[:_ASK_CHOICES])
+        options = [o for o in options if o]
+        if not options:
+            return []
+        best = max((pick for pick in product(*options) if len({i for _, _, i in pick}) == len(pick)),
+                   key=lambda pick: (sum(o for o, _, _ in pick), sum(score for _, score, _ in pick)), default=())
+        more: list[Candidate] = []
+        for _, _, i in best:
+            if cands[i] not in chosen + more:
+                more.append(cands[i])
         return more
 
     def _complete(self, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
