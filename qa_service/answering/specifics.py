@@ -20,6 +20,7 @@ from ..store.lexical import stem
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)
+_OR_ELSE = re.compile(r"\s*(?:or|and/or|/)\s*([A-Za-z][\w-]*s)\b", re.I)  # "tasks or questions", "tasks/questions"
 _NOT_COUNTED = {"times", "does", "was", "has", "this", "its", "his", "is", "plus", "less", "thus", "yes"}  # English function words, "how many times" (a ratio)
 _COUNT_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|thousand"
                 r"|dozens?|hundreds|thousands|millions|billions|single|several|multiple|both")
@@ -40,7 +41,19 @@ _RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|stro
 
 def counted_things(question: str) -> list[str]:
     """The things an English "how many" counts ("how many A100 GPUs were used" -> GPUs)."""
-    return [m.group(2) for m in _HOW_MANY.finditer(question) if m.group(2).lower() not in _NOT_COUNTED]
+    return [things[0] for things in counted_alternatives(question)]
+
+
+def counted_alternatives(question: str) -> list[list[str]]:
+    """Each counted thing with the other names the question gives it ("how many tasks or questions" -> tasks,
+    questions): a count of any of them answers it."""
+    found = []
+    for m in _HOW_MANY.finditer(question):
+        if m.group(2).lower() in _NOT_COUNTED:
+            continue
+        others = _OR_ELSE.match(question, m.end())
+        found.append([m.group(2), *([others.group(1)] if others else [])])
+    return found
 
 
 def counts(text: str, thing: str, window: int) -> bool | None:
@@ -71,8 +84,9 @@ def names_best(text: str, own: Sequence[str]) -> bool:
 
 def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int) -> list[str]:
     """What the question asks that none of the texts reports, as the service says it ("the number of routers")."""
-    missing = [f"the number of {thing}" for thing in counted_things(question)
-               if not any(counts(text, thing, window) for text in texts) and any(counts(text, thing, window) is False for text in texts)]
+    missing = [f"the number of {things[0]}" for things in counted_alternatives(question)
+               if not any(counts(text, thing, window) for text in texts for thing in things)
+               and any(counts(text, thing, window) is False for text in texts for thing in things)]
     best = asked_best(question)
     if best and not any(names_best(text, own) for text in texts):
         missing.append(f"which one was {best}")
