@@ -152,9 +152,16 @@ DETAIL_KINDS = (
 )
 
 
+# "In the paper on decoding that accounts for GPU type and batch size, what speedups ...": a lead-in that says which
+# paper is meant, before the question proper; what it describes the paper by is not asked
+_LEAD_IN = re.compile(r"^\W*(?:in|for|from|about|regarding|on|of)\b[^?,;]{0,300}?,\s*(?=(?:what|which|how|who|where|when|why"
+                      r"|does|do|did|is|are|was|were|can)\b)", re.I)
+
+
 def asked_details(question: str) -> list[DetailKind]:
-    """The specific kinds of detail the question asks for."""
-    return [kind for kind in DETAIL_KINDS if kind.asked.search(question)]
+    """The specific kinds of detail the question asks for (in the question proper, after a lead-in naming the paper)."""
+    asked = _LEAD_IN.sub("", question, count=1)
+    return [kind for kind in DETAIL_KINDS if kind.asked.search(asked)]
 
 
 # -- what kind of answer is asked ---------------------------------------------------------------

@@ -80,3 +80,14 @@ def test_a_quantity_word_or_unit_asks_for_figures(question, figures):
 ])
 def test_two_questions_joined_by_and_are_two_in_any_accepted_language(question, parts):
     assert len(sub_questions(question)) == parts
+
+
+@pytest.mark.parametrize("question,details", [
+    ("In the paper on cost-aware speculative decoding that accounts for GPU type and batch size, what speedups are reported?", []),
+    ("For the decoding paper, what batch size did they use?", ["batch size"]),
+    ("Which GPUs did Zorblax run on?", ["hardware or compute"]),
+])
+def test_a_lead_in_naming_the_paper_asks_no_detail(question, details):
+    """What the lead-in describes the paper by says which paper is meant; the question proper says what is asked."""
+    from qa_service.questions import asked_details
+    assert [kind.name for kind in asked_details(question)] == details

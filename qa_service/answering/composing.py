@@ -39,6 +39,7 @@ class Composition:
     second_share: float = 0.8
     max_sentences: int = 3
     per_named: int = 2  # sentences from each paper a question names (setting answer_per_named)
+    figure_words: float = 0.5  # a figured result sentence holding this share of the best one's question words gives an asked figure too
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
@@ -92,11 +93,14 @@ def problem(cands: list[Candidate], figures: bool, tuning: Composition) -> list[
 
 
 def results(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
-    """The result sentences that carry figures, every one that scores close to the best (or any figure, if no result has one)."""
+    """The result sentences that carry figures: the best, every one that scores close to it, and every one holding about as
+    many of the question's words ("the gFID numbers": each sentence giving a gFID), or any figure, if no result has one."""
     figured = [c for c in cands if c.figures and c.role is Role.RESULT] or [c for c in cands if c.figures]
     if not figured:
         return _best(cands, lambda c: c.role is Role.RESULT) or cands[:1]
-    return figured[:1] + _close_to(figured[:1], figured, tuning)
+    first = figured[:1] + _close_to(figured[:1], figured, tuning)
+    asked = [c for c in figured if c not in first and 0 < tuning.figure_words * figured[0].words <= c.words]
+    return (first + asked)[: max(tuning.max_sentences, len(first))]
 
 
 def limitations(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:

@@ -45,6 +45,7 @@ class ExtractiveTuning:
     kin_words: float = 0.6
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
     per_named: int = 2
+    figure_words: float = 0.5
 
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
@@ -88,7 +89,7 @@ class ExtractiveModel:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share, per_named=t.per_named)
+        composition = Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words)
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
