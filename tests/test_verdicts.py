@@ -144,3 +144,18 @@ def test_the_stream_s_final_event_carries_the_same_verdicts(client, fake_server,
     body = json.loads(final[0].split("data: ", 1)[1])
     assert body["answer"] == reply.format(g=numbers[GO_BROWSE], c=numbers[CLAUSE])
     assert verdicts(body) == [("structure", "not_checked"), ("claim", "supported"), ("claim", "unverified")]
+
+
+@pytest.mark.parametrize("reply", [
+    "Neither abstract reports a head-to-head comparison between CLAUSE and Go-Browse.",
+    "No retrieved abstract mentions the GPU hardware used to train Go-Browse.",
+    "The other abstracts concern web agents, so they provide no evidence on knowledge-graph retrieval.",
+    "The hardware used to train Go-Browse is not mentioned in the provided abstracts.",
+    "The abstracts are silent on the training hardware.",
+    "It is not possible to determine the training hardware from these abstracts.",
+    "I don't have information about the GPUs used.",
+])
+def test_a_refusal_worded_other_ways_is_a_refusal(client, fake_server, numbers, reply):
+    body = ask(client, fake_server, numbers, reply)
+    assert body["insufficient_evidence"] and body["refusal_reason"] == "model_declined", reply
+    assert verdicts(body) == [("structure", "not_checked")] and not body["warnings"]

@@ -44,7 +44,20 @@ _DECLINES = re.compile(
     r"(?:find|see|locate|determine|answer|tell|identify)\b"
     r"|\b(?:there\s+is|there's|i\s+(?:have|found))\s+no\s+(?:information|mention|evidence|data|details?)\b"
     r"|\bno\s+(?:information|mention|details?|figures?)\b[^.]{0,120}\b(?:in|from)\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?|context)\b"
-    r"|\b(?:none|neither)\s+of\s+(?:the|these|those)?\s*(?:[\w-]+\s+){0,3}?(?:abstracts?|sources?|papers?|documents?|excerpts?)\b)",
+    r"|\b(?:none|neither)\s+of\s+(?:the|these|those)?\s*(?:[\w-]+\s+){0,3}?(?:abstracts?|sources?|papers?|documents?|excerpts?)\b"
+    # "Neither abstract reports ...", "No abstract mentions ...", "No retrieved paper gives ..."
+    r"|\b(?:neither|no)\s+(?:[\w-]+\s+){0,2}?(?:abstract|source|paper|document|excerpt)s?\s+(?:\w+\s+)?"
+    r"(?:reports?|mentions?|discuss(?:es)?|provides?|gives?|states?|compares?|describes?|address(?:es)?|evaluates?|covers?|includes?"
+    r"|specif(?:y|ies)|measures?|studies|says?)\b"
+    # "... so they provide no evidence on clustering", "offer no figures"
+    r"|\b(?:provide|provides|give|gives|offer|offers|contain|contains|include|includes|report|reports)\s+no\s+"
+    r"(?:\w+\s+)?(?:evidence|information|data|results?|details?|figures?|numbers?|comparisons?|mention)\b"
+    # "This is not mentioned in the abstracts", "not covered by the retrieved papers"
+    r"|\b(?:is|are|was|were|isn't|aren't)\s+not\s+(?:\w+\s+)?(?:mentioned|reported|discussed|stated|specified|given|provided|covered"
+    r"|described|addressed|included)\s+(?:in|by)\s+(?:the|any|either|these|those)\b"
+    r"|\b(?:abstracts?|sources?|papers?)\s+(?:are|is)\s+silent\b|\bunclear\s+from\s+the\s+(?:provided\s+)?(?:abstracts?|sources?|papers?)\b"
+    r"|\b(?:not\s+possible|impossible)\s+to\s+(?:determine|say|tell|answer|compare|know)\b"
+    r"|\bi\s+(?:do\s+not|don't)\s+have\s+(?:any\s+)?(?:information|data|details?|evidence)\b)",
     re.I,
 )
 # a sentence naming its source as the one that is silent: "The SERE abstract [2] does not report per-GPU results."
