@@ -505,3 +505,17 @@ def test_common_words_a_paraphrase_puts_it_in_are_no_invented_detail():
         checker = CitationChecker.from_settings(idf, MiniLMEmbedding(), settings.replace(detail_zipf=detail_zipf))
         assert checker.check(plain, FIELD).sentences[0].verdict.value == verdict, detail_zipf
         assert checker.check(invented, FIELD).sentences[0].verdict.value == "unverified"
+
+
+def test_a_word_inside_a_denied_phrase_is_not_denied_alone(checker):
+    """"without requiring model retraining" denies retraining, not every use of "model"; "instead of the full-precision
+    output" and "rather than the true output" deny the same output. The head of a denied phrase still clashes."""
+    audit = [Source(1, "a:1", "Auditor", "Checking unlearning is hard. We propose Auditor, which tests whether model outputs on a "
+                                         "subset are independent of the forget set, without requiring model retraining. Prior "
+                                         "methods align the quantized output with the compensated output rather than the true "
+                                         "output of the original model.")]
+    said = "Auditor tests whether model outputs on a subset are independent of the forget set [1]."
+    assert verdict_of(checker, said, audit) == "supported"
+    said = "Prior methods align the quantized output with the compensated output instead of the original full output [1]."
+    assert verdict_of(checker, said, audit) != "contradicted"
+    assert verdict_of(checker, "Auditor requires model retraining [1].", audit) == "contradicted"

@@ -154,10 +154,15 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
 
 
 def denied(text: str, reach: int = 3) -> str:
-    """The words a negation governs: the few longer words after "not", "no", "without", "n't"... up to the
+    """The words a negation governs, as one text (see `denied_phrases`)."""
+    return " ".join(w for phrase in denied_phrases(text, reach) for w in phrase)
+
+
+def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
+    """What each negation governs: the few longer words after "not", "no", "without", "n't"... up to the
     preposition that ends its phrase ("fail to improve | across iterations"), the X of "X-free", and every
-    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y").
-    "Not just X" denies nothing."""
+    item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y"),
+    each item a phrase of its own. "Not just X" denies nothing."""
     text, out = ADDITIVE.sub(" ", text), []
     tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
@@ -168,14 +173,15 @@ def denied(text: str, reach: int = 3) -> str:
                     break
                 if w not in NEGATION and len(w) > 3 and w not in PREPOSITIONS and w != "than":  # "rather than"
                     taken.append(w)
-            out.extend(taken)
+            if taken:
+                out.append(taken)
         elif t.endswith("-free") and len(t) > 8:  # "clipping-free": without clipping
-            out.append(t[:-5])
+            out.append([t[:-5]])
     for match in _NEGATOR.finditer(text):  # a negation distributes over the list it opens
         listed = ALTERNATIVES.match(text, match.end())
         if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
-            out.extend(w for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
-    return " ".join(out)
+            out.extend([w] for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
+    return out
 
 
 def _negates(tokens: list[str], i: int) -> bool:
@@ -211,19 +217,41 @@ def departed(text: str) -> str:
 
 
 def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
-    """A word one text denies and the other affirms ("requires retraining" / "without retraining")."""
-    claim_denied, quote_denied = denied(claim), denied(quote)
+    """A word one text denies and the other affirms ("requires retraining" / "without retraining"). A word inside a longer
+    denied phrase clashes only where the other text affirms the phrase, not the word alone: its last word (an English
+    phrase's head: "without requiring model retraining" denies retraining, not "model outputs") or two of its words; and a
+    phrase both texts deny in part ("instead of the full-precision output" / "rather than the true output") is one denial."""
+    claim_phrases, quote_phrases = denied_phrases(claim), denied_phrases(quote)
+    claim_denied = " ".join(w for p in claim_phrases for w in p)
+    quote_denied = " ".join(w for p in quote_phrases for w in p)
     said, heard = stems(claim_denied), stems(quote_denied)
     claim_all, quote_all = stems(claim), stems(quote)
     for word in sorted(heard - said):
-        if word in claim_all and not _affirmed(word, quote, quote_denied):
+        if (word in claim_all and not _affirmed(word, quote, quote_denied)
+                and _phrase_affirmed(word, quote_phrases, claim_all, said, stems)):
             return word
     away = departed(quote)
     left = stems(away) if away else set()
     for word in sorted(said - heard):
-        if word in quote_all and word not in left and not _affirmed(word, claim, claim_denied):
+        if (word in quote_all and word not in left and not _affirmed(word, claim, claim_denied)
+                and _phrase_affirmed(word, claim_phrases, quote_all, heard, stems)):
             return word
     return ""
+
+
+def _phrase_affirmed(stem: str, phrases: list[list[str]], other: AbstractSet[str], other_denied: AbstractSet[str],
+                     stems: Callable[[str], AbstractSet[str]]) -> bool:
+    """Some denied phrase holding the word is affirmed by the other text: a one-word phrase, or its head (last word) or
+    two of its words in the other text, which does not deny that head itself."""
+    for phrase in phrases:
+        held = [stems(w) for w in phrase]
+        if not any(stem in h for h in held):
+            continue
+        if held[-1] & other_denied:
+            continue  # the other text denies the phrase's head too: one denial, qualified otherwise
+        if len(phrase) == 1 or held[-1] & other or sum(bool(h & other) for h in held) >= 2:
+            return True
+    return False
 
 
 def _affirmed(stem: str, text: str, negated: str) -> bool:
