@@ -519,3 +519,12 @@ def test_a_word_inside_a_denied_phrase_is_not_denied_alone(checker):
     said = "Prior methods align the quantized output with the compensated output instead of the original full output [1]."
     assert verdict_of(checker, said, audit) != "contradicted"
     assert verdict_of(checker, "Auditor requires model retraining [1].", audit) == "contradicted"
+
+
+def test_a_direction_said_by_a_noun_is_a_direction(checker):
+    """"an 11.96x reduction in latency" says latency goes down, as "11.96x lower latency" does."""
+    cache = [Source(1, "c:1", "Cacher", "Serving is costly. We propose Cacher, a joint eviction and routing scheme. Experiments "
+                                        "show improvements of up to 6.92× in cache hit rate, 11.96× reduction in latency, and "
+                                        "a 77.4% increase in throughput.")]
+    assert verdict_of(checker, "Cacher yields up to 6.92× higher cache hit rate and 11.96× lower latency [1].", cache) != "contradicted"
+    assert verdict_of(checker, "Cacher yields 11.96× higher latency [1].", cache) == "contradicted"
