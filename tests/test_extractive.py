@@ -248,3 +248,17 @@ def test_a_hyphened_description_of_names_the_papers_mention_is_no_absent_thing(a
     assert not result.answer.startswith("The abstract of")
     other = answerer.ask("How does Tequila compare with GPT-5 on ARC?")
     assert other.answer.startswith("The abstract of Tequila does not mention GPT-5."), other.answer
+
+
+def test_a_question_asking_for_papers_is_answered_by_those_holding_its_core(tmp_path):
+    """No paper cleared retrieval's bar and no sentence is close, but two papers' texts hold the question's whole core:
+    a question asking for papers on it is answered by them; the same words asked of one paper stay off-topic."""
+    settings = make_settings(tmp_path)
+    hits = [PaperHit(p, p, 0.0, 0.2, 0.0, 0.0, text=t, relevant=False) for p, t in (
+        ("a", "We make transformer heads interpretable with sparse dictionaries."),
+        ("b", "Graphene ribbons conduct heat."),
+        ("c", "An interpretable planner builds cognitive maps."))]
+    judge = AnswerabilityJudge(settings, lambda q, texts: [0.2] * len(texts), idf=lambda t: 1.0)
+    verdict = judge.decide("interpretability papers in this set", Retrieval("q", hits))
+    assert verdict.answerable and set(verdict.about) <= {"a", "c"}
+    assert judge.decide("What does the interpretability method do?", Retrieval("q", hits)).reason is RefusalReason.OFF_TOPIC

@@ -65,7 +65,8 @@ class AnswerabilityJudge:
             return Verdict.no(RefusalReason.OFF_TOPIC)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
-        relevant = [h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
+        relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
+                    or (self._holding(asking, found.hits) if is_plural(question) else []))
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
         subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
@@ -159,6 +160,12 @@ class AnswerabilityJudge:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""
         core = self._core(asking)
         return [h for h in hits if core and has_core(core, f"{h.title} {' '.join(h.keywords)}", self.settings, self._terms)]
+
+    def _holding(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
+        """Papers whose text holds the question's whole core: for a question asking for papers ("interpretability papers
+        in this set"), each is one of them however loosely the question's wording matches its sentences."""
+        core = self._core(asking)
+        return [h for h in hits if core and all(has_core({t}, _evidence(h), self.settings, self._terms) for t in core)]
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers with one sentence close in meaning to the question, closest first; asked only when
