@@ -22,7 +22,12 @@ _PLURAL = re.compile(
     # a question that opens asking for things of a kind that do something: "What benchmarks test ...", not "What
     # benchmarks does CAST use?" (one paper's)
     r"|^\W*(?:what|which)\s+(?:\w+\s+)?(?:benchmarks|datasets|frameworks|systems|techniques|architectures|algorithms|tools)"
-    r"\s+(?!(?:does|do|did|was|were|is|are|has|have|had|can|could|would|will)\b)\w+",
+    r"\s+(?!(?:does|do|did|was|were|is|are|has|have|had|can|could|would|will)\b)\w+"
+    # an imperative asking for things of a kind described by what they are for: "Give me the benchmarks proposed for
+    # evaluating agents", "List the methods that quantize LLMs" (not "List the benchmarks CAST uses": one paper's)
+    r"|^\W*(?:give\s+me|list|show\s+me|name|find|collect|gather)\s+(?:all\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:benchmarks|datasets|frameworks|systems|techniques|architectures|algorithms|tools|approaches|methods|models|agents)"
+    r"\s+(?:proposed|introduced|designed|built|developed|that|which|for|on|about|to|aimed)\b",
     re.I,
 )
 _QUANTITY = re.compile(

@@ -262,3 +262,10 @@ def test_a_question_asking_for_papers_is_answered_by_those_holding_its_core(tmp_
     verdict = judge.decide("interpretability papers in this set", Retrieval("q", hits))
     assert verdict.answerable and set(verdict.about) <= {"a", "c"}
     assert judge.decide("What does the interpretability method do?", Retrieval("q", hits)).reason is RefusalReason.OFF_TOPIC
+
+
+def test_a_comparison_calling_one_paper_by_its_name_answers_both(answerer):
+    """"How do DIRECTER and Attribution-Guided Decoding differ?": AGD's abstract names it, so it is compared, not said absent."""
+    answer = answerer.ask("How do DIRECTER and Attribution-Guided Decoding differ in how they improve instruction following?")
+    labels = {c.label for c in answer.citations}
+    assert {"DIRECTER", "AGD"} <= labels and "does not mention" not in answer.answer

@@ -24,6 +24,9 @@ from qa_service.records import AnswerKind
     ("Are there benchmarks that test LLM routers?", True),
     ("What benchmarks test LLM agents on search, and how many tasks do they have?", True),  # things of a kind that do
     ("What benchmarks does CAST use?", False),  # one paper's benchmarks
+    ("Give me the benchmarks proposed for evaluating LLM agents and how many tasks each contains.", True),
+    ("List the methods that quantize LLM weights.", True),
+    ("List the benchmarks CAST uses.", False),
     ("What datasets was Tequila evaluated on?", False),
     ("Are there limitations?", False),
 ])

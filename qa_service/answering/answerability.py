@@ -37,10 +37,10 @@ from ..corpus.names import joined_name, name_key, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
-    AUTHORS, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, sub_questions,
+    AUTHORS, answer_kind, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, sub_questions,
     without_venues,
 )
-from ..records import PaperHit, RefusalReason, Retrieval, Verdict
+from ..records import AnswerKind, PaperHit, RefusalReason, Retrieval, Verdict
 
 
 class AnswerabilityJudge:
@@ -238,6 +238,13 @@ class AnswerabilityJudge:
         # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
         absent = [t for t in self._things(asking, papers, found) + figures_in(asking)
                   if not any(self._mentions(h, t) for h in papers)] if named else []
+        if absent and answer_kind(asking) is AnswerKind.COMPARISON:
+            # "How do DIRECTER and Attribution-Guided Decoding differ?": a thing compared that another retrieved paper
+            # names is that paper, called by its name rather than its label
+            more = [h for h in found.hits if h not in papers and any(self._mentions(h, t) for t in absent)]
+            if more:
+                ids += [h.paper_id for h in more if h.paper_id not in ids]
+                absent = [t for t in absent if not any(self._mentions(h, t) for h in more)]
         if absent or missing:
             if not any(reports_close(h.text, asks_figures(asking)) for h in papers):
                 said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
