@@ -269,3 +269,11 @@ def test_a_comparison_calling_one_paper_by_its_name_answers_both(answerer):
     answer = answerer.ask("How do DIRECTER and Attribution-Guided Decoding differ in how they improve instruction following?")
     labels = {c.label for c in answer.citations}
     assert {"DIRECTER", "AGD"} <= labels and "does not mention" not in answer.answer
+
+
+def test_a_list_of_a_thing_no_abstract_names_is_refused_as_not_in_corpus(answerer):
+    """"Give me the benchmarks for text-to-SQL" asks for papers on a named thing no abstract mentions: the corpus does not
+    have it, however close the benchmark papers come; a name given only as an example does not refuse a list."""
+    refused = answerer.ask("Give me the benchmarks for text-to-SQL with LLMs.")
+    assert refused.insufficient_evidence and refused.refusal_reason is RefusalReason.NOT_IN_CORPUS
+    assert not answerer.ask("Which papers quantize LLM weights, like FooBarQuant does?").insufficient_evidence

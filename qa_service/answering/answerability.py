@@ -70,7 +70,8 @@ class AnswerabilityJudge:
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
         subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
-        if unknown and (subject or not sure) and not (is_plural(question) and relevant):
+        cored = [n for n in subject if content_terms(n) & self._core(asking)]  # "benchmarks for text-to-SQL": its core
+        if unknown and (subject or not sure) and not (is_plural(question) and relevant and not cored):
             # the dense rescue is for a name given in passing ("...like Foo"): a name asked about is the question
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
         if not relevant or self._off_core(question, asking, found.hits, relevant):
@@ -240,11 +241,11 @@ class AnswerabilityJudge:
                   if not any(self._mentions(h, t) for h in papers)] if named else []
         if absent and answer_kind(asking) is AnswerKind.COMPARISON:
             # "How do DIRECTER and Attribution-Guided Decoding differ?": a thing compared that another retrieved paper
-            # names is that paper, called by its name rather than its label
-            more = [h for h in found.hits if h not in papers and any(self._mentions(h, t) for t in absent)]
+            # introduces as its own is that paper, called by its name rather than its label (a benchmark it only uses is not)
+            more = [h for h in found.hits if h not in papers and any(_introduces(h.text, t) for t in absent)]
             if more:
                 ids += [h.paper_id for h in more if h.paper_id not in ids]
-                absent = [t for t in absent if not any(self._mentions(h, t) for h in more)]
+                absent = [t for t in absent if not any(_introduces(h.text, t) for h in more)]
         if absent or missing:
             if not any(reports_close(h.text, asks_figures(asking)) for h in papers):
                 said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
@@ -252,6 +253,14 @@ class AnswerabilityJudge:
             return Verdict.yes(ids, every, absent, missing)
         # a one-paper question is answered from the paper retrieval ranked first
         return Verdict.yes(ids, every=every)
+
+
+_INTRODUCING = r"\b(?:we\s+)?(?:propose|proposes|introduce|introduces|present|presents|call|dub)\b[^.]{0,40}?"
+
+
+def _introduces(text: str, thing: str) -> bool:
+    """Does the abstract introduce the thing as its own ("we introduce Attribution-Guided Decoding (AGD)")?"""
+    return bool(text) and re.search(_INTRODUCING + re.escape(thing), text, re.I) is not None
 
 
 def _language_zipf(name: str) -> float:
