@@ -528,3 +528,11 @@ def test_a_direction_said_by_a_noun_is_a_direction(checker):
                                         "a 77.4% increase in throughput.")]
     assert verdict_of(checker, "Cacher yields up to 6.92× higher cache hit rate and 11.96× lower latency [1].", cache) != "contradicted"
     assert verdict_of(checker, "Cacher yields 11.96× higher latency [1].", cache) == "contradicted"
+
+
+def test_a_denied_hyphened_compound_is_two_words(checker):
+    """"rather than with the full-precision model" denies full precision where the quote affirms it: reversed, contradicted."""
+    calib = [Source(1, "q:1", "Calib", "Quantizers drift. We propose Calib, which aligns the quantized output of compensated "
+                                       "weights with the original full-precision output.")]
+    said = "Calib aligns the quantized output with the compensated output rather than with the full-precision model [1]."
+    assert verdict_of(checker, said, calib) == "contradicted"

@@ -244,14 +244,14 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
 def _phrase_affirmed(stem: str, phrases: list[list[str]], other: AbstractSet[str], other_denied: AbstractSet[str],
                      stems: Callable[[str], AbstractSet[str]]) -> bool:
     """Some denied phrase holding the word is affirmed by the other text: a one-word phrase, or its head (last word) or
-    two of its words in the other text, which does not deny that head itself."""
+    two of its words (a hyphened word's parts count apart) in the other text, which does not deny that head itself."""
     for phrase in phrases:
         held = [stems(w) for w in phrase]
         if not any(stem in h for h in held):
             continue
         if held[-1] & other_denied:
             continue  # the other text denies the phrase's head too: one denial, qualified otherwise
-        if len(phrase) == 1 or held[-1] & other or sum(bool(h & other) for h in held) >= 2:
+        if len(phrase) == 1 or held[-1] & other or len(set().union(*held) & other) >= 2:  # "full-precision": two words
             return True
     return False
 
