@@ -277,3 +277,24 @@ def test_a_list_of_a_thing_no_abstract_names_is_refused_as_not_in_corpus(answere
     refused = answerer.ask("Give me the benchmarks for text-to-SQL with LLMs.")
     assert refused.insufficient_evidence and refused.refusal_reason is RefusalReason.NOT_IN_CORPUS
     assert not answerer.ask("Which papers quantize LLM weights, like FooBarQuant does?").insufficient_evidence
+
+
+def test_a_sentence_as_close_as_a_paraphrase_keeps_a_split_core_answered(tmp_path):
+    """The question's terms are split between two papers ("missingness" in one, "attribution" in another), but one
+    sentence of theirs is as close to the question as a paraphrase is: it is answered, not refused as a neighbour."""
+    settings = make_settings(tmp_path)
+    question = "What is missingness bias in feature attribution?"
+    hits = [PaperHit("m", "m", 0.0, 0.5, 0.0, 0.0, text="Explanations suffer from missingness bias when inputs are ablated.",
+                     relevant=True),
+            PaperHit("s", "s", 0.0, 0.3, 0.0, 0.0, text="We trace text attribution to its source model.", relevant=False)]
+
+    def closeness(close: float):
+        return lambda q, texts: [close if q == question else 0.0] * len(texts)
+
+    def idf(term: str) -> float:  # the two topic words are the rare ones; a word no abstract uses is rarer still
+        return {"attribut": 3.0, "missing": 3.0}.get(term, 1.0 if term.strip() else 9.0)
+
+    judge = AnswerabilityJudge(settings, closeness(settings.unseen_kind_sentence + 0.02), idf=idf)
+    assert judge.decide(question, Retrieval("q", hits)).answerable
+    below = AnswerabilityJudge(settings, closeness(settings.unseen_kind_sentence - 0.1), idf=idf)
+    assert below.decide(question, Retrieval("q", hits)).reason is RefusalReason.OFF_TOPIC

@@ -191,6 +191,8 @@ class AnswerabilityJudge:
             return True
         if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
             return True
+        if closest >= self.settings.unseen_kind_sentence:
+            return False  # one sentence says it as a paraphrase would ("missingness bias" where the abstract says "feature importance")
         return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
 
     def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
