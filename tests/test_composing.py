@@ -155,3 +155,9 @@ def test_results_give_every_figure_of_the_asked_measure():
     answer = MODEL.answer("Give me the error rate numbers Wibble reports on the surface channel.",
                           [source(1, "w:1", "Wibble", text)], about=("w:1",))
     assert "from 3.1% to 1.9%" in answer and "0.8%" in answer
+
+
+def test_a_question_of_many_questions_is_answered_without_weighing_every_assignment():
+    """Forty question marks would be 3**40 assignments of sentences to questions: only the first few are weighed."""
+    answer = MODEL.answer("How fast is Zorblax? " * 40, SOURCES, about=("p:1",))
+    assert "2.7×" in answer

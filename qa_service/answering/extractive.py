@@ -49,6 +49,7 @@ class ExtractiveTuning:
 
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
+_MOST_ASKS = 5  # questions of one given a sentence each: 3**5 assignments at most, whatever a caller sends
 _TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
 
 
@@ -119,7 +120,7 @@ class ExtractiveModel:
         questions, a sentence of its own: the sentences sharing most of their words (figured ones, if they ask a figure),
         each question a different one, so that the sentence answering both best does not leave one unanswered. A
         question with no word in common (another script) takes the best figured sentence the answer lacks."""
-        asks = sub_questions(question)
+        asks = sub_questions(question)[:_MOST_ASKS]
         if len(asks) < 2:
             return []
         options: list[list[tuple[float, float, int]]] = []
