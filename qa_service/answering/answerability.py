@@ -184,7 +184,7 @@ class AnswerabilityJudge:
         core = self._core(asking)
         if not core or self.closeness is None:
             return False
-        if any(all(has_core({term}, _evidence(h), self.settings, self._terms) for term in core) for h in hits):
+        if self._holding(asking, hits):
             return False  # one paper holds the whole core
         closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
         if closest < self.settings.core_sentence_floor:

@@ -94,8 +94,10 @@ class ExtractiveModel:
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
+            meaning = max(c.meaning for cands in per_source for c in cands)
+            words = max(c.words for cands in per_source for c in cands)
             picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about
-                      or self._kin(c, per_source)][: t.max_papers]
+                      or self._kin(c, meaning, words)][: t.max_papers]
             return listed(picked, figures, composition)
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
@@ -106,12 +108,11 @@ class ExtractiveModel:
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
 
-    def _kin(self, cands: list[Candidate], per_source: list[list[Candidate]]) -> bool:
-        """A paper retrieval ranked low whose best sentence is about as close in meaning to the question, and holds about
-        as much of its rare words, as the best of any paper's: as much on the topic as the first, whatever its rank."""
+    def _kin(self, cands: list[Candidate], meaning: float, words: float) -> bool:
+        """A paper retrieval ranked low whose best sentence is about as close in meaning to the question (`meaning`: the
+        closest of any paper's), and holds about as much of its rare words (`words`), as the best of any paper's: as much
+        on the topic as the first, whatever its rank."""
         t = self.tuning
-        meaning = max(c.meaning for others in per_source for c in others)
-        words = max(c.words for others in per_source for c in others)
         return (max(c.meaning for c in cands) >= t.kin_meaning * meaning and words > 0
                 and max(c.words for c in cands) >= t.kin_words * words)
 

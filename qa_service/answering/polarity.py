@@ -155,11 +155,6 @@ def _relations(tokens: list[str], stems: Callable[[str], AbstractSet[str]], reac
     return found
 
 
-def denied(text: str, reach: int = 3) -> str:
-    """The words a negation governs, as one text (see `denied_phrases`)."""
-    return " ".join(w for phrase in denied_phrases(text, reach) for w in phrase)
-
-
 def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
     """What each negation governs: the few longer words after "not", "no", "without", "n't"... up to the
     preposition that ends its phrase ("fail to improve | across iterations"), the X of "X-free", and every
