@@ -39,14 +39,9 @@ _RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|stro
                       r"surpass\w*|ranks?|ranked)\b", re.I)
 
 
-def counted_things(question: str) -> list[str]:
-    """The things an English "how many" counts ("how many A100 GPUs were used" -> GPUs)."""
-    return [things[0] for things in counted_alternatives(question)]
-
-
 def counted_alternatives(question: str) -> list[list[str]]:
-    """Each counted thing with the other names the question gives it ("how many tasks or questions" -> tasks,
-    questions): a count of any of them answers it."""
+    """The things an English "how many" counts ("how many A100 GPUs were used" -> GPUs), each with the other names the
+    question gives it ("how many tasks or questions" -> tasks, questions): a count of any of them answers it."""
     found = []
     for m in _HOW_MANY.finditer(question):
         if m.group(2).lower() in _NOT_COUNTED:
