@@ -312,6 +312,10 @@ def test_two_lists_mapped_in_order_bind_each_figure_to_its_name(checker):
 def test_the_figure_of_a_narrower_case_is_not_the_figure_of_the_thing_itself(checker):
     assert verdict_of(checker, "It achieves ×2.88 over Torch Compile [1].", VAULT) == "contradicted"
     assert verdict_of(checker, "It achieves ×2.77 over Torch Compile [1].", VAULT) == "supported"
+    # a table row says in its cells what "over" says in the quote: the row's thing is Torch Compile itself
+    assert verdict_of(checker, "| Torch Compile [1] | ×2.88 |", VAULT) == "contradicted"
+    assert verdict_of(checker, "| Torch Compile [1] | ×2.77 |", VAULT) == "supported"
+    assert verdict_of(checker, "| Torch Compile with reduce overhead [1] | ×2.88 |", VAULT) == "supported"
 
 
 def test_the_words_that_open_a_list_of_figures_belong_to_each_of_them(checker):

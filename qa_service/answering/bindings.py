@@ -37,11 +37,13 @@ class Binding:
     words: frozenset[str]  # the longer words of its statement, lower-cased
 
 
-def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figure]], window: int, common: float) -> str:
+def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figure]], window: int, common: float,
+          function: float) -> str:
     """What the claim binds otherwise than the quote: a figure to another named thing, a narrower thing's figure,
-    the sides of a "than", one name put for another, two doers' acts. The reason, or ''."""
+    the sides of a "than", one name put for another, two doers' acts. The reason, or ''. `common`: a word this
+    common (Zipf) binds no doer to an act; `function`: one this common says nothing of what a figure is for."""
     own = named_things(label) | set(words(label))
-    said, heard = bind(claim, figures(claim)), bind(quote, figures(quote))
+    said, heard = bind(claim, figures(claim), function), bind(quote, figures(quote), function)
     found = misbound(said, heard, own) or qualified(said, heard, own)
     if found:
         return found
@@ -52,9 +54,11 @@ def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figu
     return f"the quote has the roles the other way ('{acts}')" if acts else ""
 
 
-def bind(text: str, found: list[Figure]) -> list[Binding]:
+def bind(text: str, found: list[Figure], function: float) -> list[Binding]:
     """Each figure of the text with the names of the statement it stands in; a list of figures after a list
-    of names ("Alpha and Beta reach 31.1 and 23.4, respectively") maps them in order."""
+    of names ("Alpha and Beta reach 31.1 and 23.4, respectively") maps them in order. Its words leave out those
+    English uses at least `function` (Zipf): "over" in "x2.77 over Torch Compile" says what a table row's cell does
+    ("without" in "8% without RoPE" is rarer, and says more)."""
     spans = name_spans(text, capitalised=True)
     own = [f for f in found if not _in_name(text, f, spans)]
     cuts = [0] + [m.end() for m in _SEGMENT.finditer(text)] + [len(text) + 1]
@@ -64,7 +68,7 @@ def bind(text: str, found: list[Figure]) -> list[Binding]:
         right = min(c for c in cuts if c > f.at)
         piece = text[left:right]
         out[id(f)] = Binding(f, frozenset(n for s, _, n in spans if left <= s < right),
-                             frozenset(w for w in words(piece) if len(w) > 3 and w.isalpha()))
+                             frozenset(w for w in words(piece) if len(w) > 3 and w.isalpha() and not _common(w, function)))
     for run in _runs(text, own):
         groups = _listed_names(text, spans, run[0].at)
         for i, f in enumerate(run):
@@ -182,6 +186,11 @@ def _thans(tokens: list[str]) -> list[tuple[str, list[str], str]]:
 def rare_word(text: str, zipf: float) -> bool:
     """A word of the text rarer in English than `zipf` (wordfreq): a term, not a way of saying."""
     return any(w.isalpha() and zipf_frequency(w, "en") < zipf for w in words(text))
+
+
+@lru_cache(maxsize=8192)
+def _common(word: str, function: float) -> bool:
+    return zipf_frequency(word, "en") >= function
 
 
 @lru_cache(maxsize=8192)

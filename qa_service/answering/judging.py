@@ -192,7 +192,7 @@ class Judge:
     def _roles(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """Each figure given for the named thing the quote gives it for, and each doer doing what the quote says."""
         found = roles(fold(claim), fold(quote), source.label, reads.figures, self.tuning.role_window,
-                      self.tuning.role_common_zipf) if about else ""
+                      self.tuning.role_common_zipf, self.tuning.function_zipf) if about else ""
         return (SentenceVerdict.CONTRADICTED, found) if found else None
 
     def _names(self, claim: str, quote: str, source: Source, reads: Reads) -> Problem:

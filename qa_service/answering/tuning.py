@@ -31,6 +31,7 @@ class Tuning:
     substitution_zipf: float
     only_added_share: float
     detail_zipf: float
+    function_zipf: float  # function_word_zipf
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -39,4 +40,5 @@ class Tuning:
                    settings.quote_candidates, settings.quote_figure_weight, settings.quote_meaning_weight,
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
                    settings.comparative_zipf, settings.role_window, settings.role_common_zipf,
-                   settings.name_label_words, settings.substitution_zipf, settings.only_added_share, settings.detail_zipf)
+                   settings.name_label_words, settings.substitution_zipf, settings.only_added_share, settings.detail_zipf,
+                   settings.function_word_zipf)
