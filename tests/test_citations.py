@@ -481,6 +481,13 @@ def test_the_thing_a_sentence_ends_on_qualified_otherwise_is_another_kind_of_it(
     assert verdict_of(checker, "On ImageNet it reaches a gFID of 1.86 using a rasterization-based tokenizer [1].", rear) == "supported"
 
 
+def test_the_thing_a_sentence_ends_on_qualified_otherwise_inside_the_quote_is_another_kind_of_it(checker):
+    lattice = [Source(1, "l:1", "Lattix", "We show that Lattix, run back to front, is the nearest plane algorithm on a lattice "
+                                          "defined by the Hessian matrix of the layer's inputs. Its weight updates stay exact.")]
+    assert verdict_of(checker, "The lattice is defined by the layer's weight matrix [1].", lattice) == "unverified"
+    assert verdict_of(checker, "The lattice is defined by the Hessian matrix of the layer's inputs [1].", lattice) == "supported"
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

@@ -257,10 +257,17 @@ class Judge:
         return [t for t in unseen if zipf_frequency(written.get(t, t), "en") < self.tuning.detail_zipf]
 
     def _requalified(self, said: list[str], heard: list[str], everywhere: Terms, reads: Reads) -> str:
-        """The thing both end on, qualified otherwise by the quote ("a standard tokenizer" for the claim's "advanced
-        tokenizers"), the claim's qualifier a word the abstract uses elsewhere: the quote speaks of another kind."""
-        mine, theirs = ending(said), ending(heard)
-        if not mine or not theirs or mine[1] != theirs[1] or mine[0] == theirs[0]:
+        """The thing the claim ends on, qualified otherwise by the quote ("a standard tokenizer" for the claim's "advanced
+        tokenizers"), the claim's qualifier a word the abstract uses elsewhere: the quote speaks of another kind. The
+        quote's thing ends it, or stands inside it qualified by a term ("the Hessian matrix of the layer's inputs" for
+        the claim's "weight matrix"): a common qualifier inside a quote is too often another phrase's word."""
+        mine = ending(said)
+        if not mine:
+            return ""
+        heads = [ending(heard[:i + 1]) for i in range(1, len(heard))]
+        theirs = next((h for h in reversed(heads) if h and h[1] == mine[1] and h[0] != mine[0]
+                       and (h is heads[-1] or rare_word(h[0], self.tuning.substitution_zipf))), None)
+        if not theirs:
             return ""
         other, word = reads.stems(mine[0]), reads.stems(theirs[0])
         if other & reads.stems(" ".join(heard)) or word & reads.stems(" ".join(said)):
