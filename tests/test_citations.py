@@ -488,6 +488,16 @@ def test_the_thing_a_sentence_ends_on_qualified_otherwise_inside_the_quote_is_an
     assert verdict_of(checker, "The lattice is defined by the Hessian matrix of the layer's inputs [1].", lattice) == "supported"
 
 
+def test_a_claim_likening_the_method_to_earlier_work_is_not_confirmed_by_what_the_quote_says_of_that_work(checker):
+    squeeze = [Source(1, "q:1", "Squeeze", "On one hand, hard pruning methods cut the retrieved passages on the fly. On the "
+                                           "other hand, soft methods run a costly offline compression with a dedicated model. "
+                                           "We introduce Squeeze, which compresses passages online into embeddings.")]
+    assert verdict_of(checker, "It cuts the retrieved passages on the fly, as hard pruning methods do [1].", squeeze) == "unverified"
+    assert verdict_of(checker, "Like soft methods, it runs a costly offline compression with a dedicated model [1].", squeeze) == "unverified"
+    assert verdict_of(checker, "Hard pruning methods cut the retrieved passages on the fly [1].", squeeze) == "supported"
+    assert verdict_of(checker, "Squeeze compresses passages online into embeddings [1].", squeeze) == "supported"
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

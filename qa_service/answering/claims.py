@@ -216,6 +216,19 @@ def enumerated(text: str) -> list[str]:
             if item.strip()]
 
 
+# the thing a claim likens its subject to: "Like prior soft compression methods, it ...", "..., as hard compression
+# methods do", "similar to X": the thing's words up to where the clause turns
+_LIKENED = re.compile(r"(?:^|[,;(]\s*)(?:much |just )?like\s+((?:[^\W\d][\w-]*\s+){0,4}?[^\W\d][\w-]*)\s*,"
+                      r"|\bas\s+((?:[^\W\d][\w-]*\s+){0,4}?[^\W\d][\w-]*)\s+(?:do|does|did)\b"
+                      r"|\bsimilar(?:ly)? to\s+((?:[^\W\d][\w-]*\s+){0,4}?[^\W\d][\w-]*)\s*[,.;]", re.I)
+
+
+def likened(text: str) -> list[str]:
+    """The things the sentence likens its subject to ("Like prior soft compression methods, it ..."): what they do is
+    said of them, and a quote that says it of them does not say it of the subject."""
+    return [next(g for g in m.groups() if g) for m in _LIKENED.finditer(text)]
+
+
 def about_prior_work(text: str) -> bool:
     """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
     An abstract's sentence about what came before does not back a claim about the paper's own method."""

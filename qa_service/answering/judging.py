@@ -22,7 +22,7 @@ from ..store.lexical import content_terms, stem
 from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, named_things, object_words, other_compound, substituted, variant, words
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, substituted, variant, words
 from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
@@ -78,6 +78,9 @@ class Judge:
         _, _, start, end, coverage = scored[best]
         earlier = read.prior[best] and not of_prior  # the quote speaks of earlier work, the claim of the paper
         verdict, reason = self._align(claim, text[start:end], source, coverage, reads, earlier)
+        alike = self._likened(claim, text[start:end], reads) if verdict is SentenceVerdict.SUPPORTED else ""
+        if alike:
+            verdict, reason = SentenceVerdict.UNVERIFIED, f"the quote says it of {alike}, not of what the sentence likens to them"
         joined = self._unconfirmed_part(claim, source, read, reads) if verdict is SentenceVerdict.SUPPORTED else ""
         if joined:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"no sentence of the cited abstract confirms '{joined}'"
@@ -85,6 +88,15 @@ class Judge:
         if other:
             verdict, reason = SentenceVerdict.UNVERIFIED, f"the abstract gives {other} for more of the words around it"
         return Finding(source, verdict, reason, start, end, coverage)
+
+    def _likened(self, claim: str, quote: str, reads: Reads) -> str:
+        """A thing the claim likens its subject to ("as hard compression methods do") that the quote speaks of: the
+        quote says what that thing does, so it cannot confirm that the subject does it too. The thing, or ''."""
+        for thing in likened(claim):
+            own = {t for t in reads.stems(thing) if t not in FUNCTION_WORDS}
+            if len(own) >= 2 and len(own & reads.stems(quote)) >= len(own) - 1:  # "prior" and the like may be the claim's own
+                return thing
+        return ""
 
     def _unconfirmed_part(self, claim: str, source: Source, read: Read, reads: Reads) -> str:
         """A clause joined to the claim ("..., and it was tested on X") is a claim of its own: some sentence of
