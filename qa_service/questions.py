@@ -27,7 +27,11 @@ _PLURAL = re.compile(
     # evaluating agents", "List the methods that quantize LLMs" (not "List the benchmarks CAST uses": one paper's)
     r"|^\W*(?:give\s+me|list|show\s+me|name|find|collect|gather)\s+(?:all\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?"
     r"(?:benchmarks|datasets|frameworks|systems|techniques|architectures|algorithms|tools|approaches|methods|models|agents)"
-    r"\s+(?:proposed|introduced|designed|built|developed|that|which|for|on|about|to|aimed)\b",
+    r"\s+(?:proposed|introduced|designed|built|developed|that|which|for|on|about|to|aimed)\b"
+    # things of a kind the question takes from the whole set: "the new agent benchmarks in this set", "each new
+    # benchmark", "the methods here" (not "each model", "each agent": a paper's own several)
+    r"|\b(?:benchmarks|datasets|frameworks|techniques|approaches|methods|papers)\s+(?:in\s+(?:this|the)\s+(?:set|corpus|collection)"
+    r"|here|among\s+(?:these|them))\b|\beach\s+(?:[\w-]+\s+){0,2}?(?:benchmark|dataset|paper|method|approach|framework)\b",
     re.I,
 )
 _QUANTITY = re.compile(

@@ -161,3 +161,29 @@ def test_a_question_of_many_questions_is_answered_without_weighing_every_assignm
     """Forty question marks would be 3**40 assignments of sentences to questions: only the first few are weighed."""
     answer = MODEL.answer("How fast is Zorblax? " * 40, SOURCES, about=("p:1",))
     assert "2.7×" in answer
+
+
+KELPBENCH = (
+    "Kelp forests are mapped by hand. We introduce KelpBench, a new benchmark for mapping kelp from satellite images. We "
+    "benchmark over 12 segmentation systems of every size on KelpBench. Its data are 860 labelled scenes drawn from 40 regions."
+)
+REEFSET = (
+    "Coral reef surveys lack shared data. We introduce ReefSet, a new benchmark for mapping reefs from underwater video. "
+    "ReefSet contains 2,300 annotated clips from 11 reef sites, and we compare 7 tracking models on it."
+)
+BENCHES = [source(1, "k:1", "KelpBench", KELPBENCH), source(2, "r:1", "ReefSet", REEFSET)]
+
+
+def test_a_count_asked_of_one_paper_is_the_sentence_counting_that_thing():
+    """"Number of scenes": the sentence counting scenes, not the one with another number ("over 12 systems")."""
+    answer = MODEL.answer("What is the size of the KelpBench benchmark (number of scenes)?", BENCHES[:1], about=("k:1",))
+    assert "860 labelled scenes" in answer, answer
+
+
+def test_a_list_asking_a_count_gives_each_paper_s_sentence_counting_it():
+    """"Give me the sizes of the benchmarks in this set (number of scenes/clips)": a list, each paper's count of the
+    asked things, whichever of the names the question gives it counts them by."""
+    answer = MODEL.answer("Give me the sizes of the new benchmarks in this set (number of scenes/clips).", BENCHES)
+    assert "860 labelled scenes" in answer and "2,300 annotated clips" in answer, answer
+    answer = MODEL.answer("Give me the size of each new benchmark: how many scenes or clips?", BENCHES)
+    assert "860 labelled scenes" in answer and "2,300 annotated clips" in answer, answer

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from ..corpus.roles import Role
 from ..records import AnswerKind, Source
+from .specifics import counts
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Composition:
     max_sentences: int = 3
     per_named: int = 2  # sentences from each paper a question names (setting answer_per_named)
     figure_words: float = 0.5  # a figured result sentence holding this share of the best one's question words gives an asked figure too
+    count_window: int = 4  # a number at most this many words before a thing counts it (setting count_window)
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
@@ -160,12 +162,17 @@ def each_named(kind: AnswerKind, per_source: Sequence[list[Candidate]], figures:
     return chosen
 
 
-def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition) -> list[Candidate]:
+def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composition, counted: Sequence[str] = ()) -> list[Candidate]:
     """One sentence per paper, each paper once, most relevant first: its contribution (its figures, if asked),
     when that scores close to the paper's best sentence; else the best one, and, if figures are asked, the paper's
-    best sentence that gives some ("Which benchmarks test agents, and how many tasks?")."""
+    best sentence that gives some ("Which benchmarks test agents, and how many tasks?"). A list asking a count of
+    things (`counted`: "how many tasks each contains") gives the paper's best sentence counting one of them, if it has one."""
     chosen = []
     for cands in per_source:
+        count = _best(cands, lambda c: any(counts(c.text, thing, tuning.count_window) for thing in counted)) if counted else []
+        if count:
+            chosen += count
+            continue
         wanted: Callable[[Candidate], bool] = (lambda c: c.figures) if figures else (lambda c: c.role is Role.METHOD)
         close = _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score)
         chosen += close or cands[:1] + (_best(cands, lambda c: c.figures) if figures else [])

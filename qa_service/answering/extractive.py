@@ -20,6 +20,7 @@ import numpy as np
 from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
+from .specifics import counted_alternatives, counts
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
@@ -46,6 +47,7 @@ class ExtractiveTuning:
     roles_cache: int = 4096  # abstracts whose sentence roles are kept: the same abstracts come back question after question
     per_named: int = 2
     figure_words: float = 0.5
+    count_window: int = 4  # a number this many words before a thing counts it (setting count_window)
 
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
@@ -80,6 +82,7 @@ class ExtractiveModel:
         chosen = self._compose(question, kind, figures, per_source, about, every, plural)
         if figures and not plural:
             chosen += self._each_asked(question, per_source[0], chosen, corpus)
+            chosen += self._counting(question, per_source[0], chosen)
         if not plural:
             chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
@@ -90,7 +93,7 @@ class ExtractiveModel:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words)
+        composition = Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words, count_window=t.count_window)
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
@@ -98,7 +101,7 @@ class ExtractiveModel:
             words = max(c.words for cands in per_source for c in cands)
             picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about
                       or self._kin(c, meaning, words)][: t.max_papers]
-            return listed(picked, figures, composition)
+            return listed(picked, figures, composition, [t for things in counted_alternatives(question) for t in things])
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named)
@@ -142,6 +145,17 @@ class ExtractiveModel:
             if cands[i] not in chosen + more:
                 more.append(cands[i])
         return more
+
+    def _counting(self, question: str, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
+        """A question asking how many of a thing ("number of tasks/questions") gets the paper's best sentence that counts
+        one of them, when no sentence chosen does: "over 10 search systems" is a count, not of what was asked."""
+        things = [t for alternatives in counted_alternatives(question) for t in alternatives]
+        window = self.tuning.count_window
+        def counting(c: Candidate) -> bool:
+            return any(counts(c.text, thing, window) for thing in things)
+        if not things or any(counting(c) for c in chosen):
+            return []
+        return [c for c in cands if counting(c)][:1]
 
     def _complete(self, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
         """A one-paper answer names the paper's method."""

@@ -19,7 +19,8 @@ from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
-_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)
+_HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+(?:(?:of\s+)?(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)"
+                       r"([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)  # "how many tasks", "the number of tasks/questions"
 _OR_ELSE = re.compile(r"\s*(?:or|and/or|/)\s*([A-Za-z][\w-]*s)\b", re.I)  # "tasks or questions", "tasks/questions"
 _NOT_COUNTED = {"times", "does", "was", "has", "this", "its", "his", "is", "plus", "less", "thus", "yes"}  # English function words, "how many times" (a ratio)
 _COUNT_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|thousand"
@@ -40,7 +41,7 @@ _RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|stro
 
 
 def counted_alternatives(question: str) -> list[list[str]]:
-    """The things an English "how many" counts ("how many A100 GPUs were used" -> GPUs), each with the other names the
+    """The things an English "how many" or "number of" counts ("how many A100 GPUs were used" -> GPUs), each with the other names the
     question gives it ("how many tasks or questions" -> tasks, questions): a count of any of them answers it."""
     found = []
     for m in _HOW_MANY.finditer(question):
