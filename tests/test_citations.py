@@ -498,6 +498,14 @@ def test_a_claim_likening_the_method_to_earlier_work_is_not_confirmed_by_what_th
     assert verdict_of(checker, "Squeeze compresses passages online into embeddings [1].", squeeze) == "supported"
 
 
+def test_a_joined_word_the_claim_denies_and_the_quote_affirms_is_matched_whole(checker):
+    """"Pass@1" and "Pass@k" share their stems: the denial of one is judged on the whole word."""
+    diva = [Source(1, "d:1", "Diva", "We propose Diva, a diversity reward for reasoning. Diva outperforms strong baselines, "
+                                     "excelling in both Pass@1 and Pass@k evaluations.")]
+    assert verdict_of(checker, "Diva excels on Pass@1 but not on Pass@k [1].", diva) == "contradicted"
+    assert verdict_of(checker, "Diva excels on both Pass@1 and Pass@k [1].", diva) == "supported"
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

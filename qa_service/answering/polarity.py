@@ -219,6 +219,9 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
     phrase's head: "without requiring model retraining" denies retraining, not "model outputs") or two of its words; and a
     phrase both texts deny in part ("instead of the full-precision output" / "rather than the true output") is one denial."""
     claim_phrases, quote_phrases = denied_phrases(claim), denied_phrases(quote)
+    whole = _joined_denial(claim, claim_phrases, quote, quote_phrases) or _joined_denial(quote, quote_phrases, claim, claim_phrases)
+    if whole:
+        return whole
     claim_denied = " ".join(w for p in claim_phrases for w in p)
     quote_denied = " ".join(w for p in quote_phrases for w in p)
     said, heard = stems(claim_denied), stems(quote_denied)
@@ -233,6 +236,24 @@ def negation_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[st
         if (word in quote_all and word not in left and not _affirmed(word, claim, claim_denied)
                 and _phrase_affirmed(word, claim_phrases, quote_all, heard, stems)):
             return word
+    return ""
+
+
+_JOINED = re.compile(r"[@\d]|\w-\w")  # Pass@k, GPT-4, zero-shot: one thing, whose parts its kin share (Pass@1)
+
+
+def _joined_denial(text: str, phrases: list[list[str]], other: str, other_phrases: list[list[str]]) -> str:
+    """A joined word ("Pass@k") the text denies and the other affirms, the text not affirming it elsewhere: matched
+    whole, for its stems are its kin's too ("excels on Pass@1 but not on Pass@k" / "in both Pass@1 and Pass@k"). A
+    phrase the other text denies in part too ("instead of the full-precision output" / "rather than the true output")
+    is one denial."""
+    own, theirs = words(text), words(other)
+    for phrase in phrases:
+        if any(set(phrase) & set(denied) for denied in other_phrases):
+            continue
+        for word in phrase:
+            if _JOINED.search(word) and word in theirs and own.count(word) == 1:
+                return word
     return ""
 
 
