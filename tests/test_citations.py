@@ -506,6 +506,15 @@ def test_a_joined_word_the_claim_denies_and_the_quote_affirms_is_matched_whole(c
     assert verdict_of(checker, "Diva excels on both Pass@1 and Pass@k [1].", diva) == "supported"
 
 
+def test_another_statistic_of_the_same_measure_is_not_supported(checker):
+    """"The mean foreground IoU" where the abstract gives the standard deviation of foreground IoU: another figure."""
+    glow = [Source(1, "g:1", "Glow", "We study Glow, a transfer attack. We quantify semantic stability as the standard "
+                                     "deviation of foreground IoU between activation masks and foreground masks across blocks.")]
+    said = "Glow quantifies semantic stability as the mean foreground IoU between activation masks and foreground masks [1]."
+    assert verdict_of(checker, said, glow) == "unverified"
+    assert verdict_of(checker, said.replace("the mean foreground IoU", "the standard deviation of foreground IoU"), glow) == "supported"
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

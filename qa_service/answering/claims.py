@@ -264,6 +264,37 @@ def substituted(claim: list[str], quote: list[str], frame: int) -> list[tuple[st
     return found
 
 
+# the summary statistics of English: which one of a measure is given is part of the claim ("the mean IoU" is not
+# "the standard deviation of IoU")
+_STATISTICS = {"mean", "average", "median", "mode", "maximum", "minimum", "max", "min", "variance", "deviation", "sum",
+               "total", "std"}
+_STAT_GAP = {"of", "the", "a", "an", "its", "their", "standard"}
+
+
+def _statistics(tokens: list[str]) -> list[tuple[str, str]]:
+    """Each summary statistic of the text with the first content word it is of: ("mean", "foreground")."""
+    found = []
+    for i, t in enumerate(tokens):
+        if t not in _STATISTICS:
+            continue
+        kind = "standard deviation" if t == "deviation" and i and tokens[i - 1] == "standard" else t
+        thing = next((w for w in tokens[i + 1:i + 4] if w not in _STAT_GAP and w.replace("-", "").isalpha() and len(w) > 2), "")
+        if thing:
+            found.append((kind, thing))
+    return found
+
+
+def other_statistic(claim: list[str], quote: list[str]) -> str:
+    """The claim gives one statistic of a measure ("mean foreground IoU") where the quote gives another of it ("the
+    standard deviation of foreground IoU") and never the claim's: another figure of the same thing."""
+    theirs = _statistics(quote)
+    for kind, thing in _statistics(claim):
+        of_it = {k for k, t in theirs if t == thing}
+        if of_it and kind not in of_it:
+            return f"the {sorted(of_it)[0]} of {thing}' where the sentence says 'the {kind} {thing}"
+    return ""
+
+
 def other_compound(claim: list[str], quote: list[str]) -> str:
     """A compound the quote has with another first part ("zeroth-order updates" for the claim's "second-order",
     "few-shot" for "zero-shot"): another thing of the same kind. Returns the quote's word and the claim's."""

@@ -22,7 +22,7 @@ from ..store.lexical import content_terms, stem
 from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
-from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, substituted, variant, words
+from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, other_statistic, substituted, variant, words
 from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
@@ -247,7 +247,7 @@ class Judge:
                    and (last or rare_word(mine, self.tuning.substitution_zipf) and rare_word(theirs, self.tuning.substitution_zipf))]
             if own and reads.stems(theirs) - reads.stems(claim):
                 return SentenceVerdict.UNVERIFIED, f"the quote says '{theirs}' where the sentence says '{mine}'"
-        other = self._requalified(said, heard, everywhere, reads) or other_compound(said, heard)
+        other = self._requalified(said, heard, everywhere, reads) or other_compound(said, heard) or other_statistic(said, heard)
         if other:  # another kind of the thing: qualified otherwise, or a compound with another first part
             return SentenceVerdict.UNVERIFIED, f"the quote says '{other}'"
         sized = INTENSIFIERS.intersection(heard) or any(f.kind for f in reads.figures(quote))
