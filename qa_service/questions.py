@@ -220,7 +220,8 @@ _COMPARISON = re.compile(
 )
 _LIMITATIONS = re.compile(
     r"\b(?:limitations?|weak(?:ness|nesses)|drawbacks?|shortcomings?|downsides?|fail(?:s|ed|ure|ures|ing)?"
-    r"|struggle\w*|caveats?|pitfalls?|problems? with|issues? with|worst|poorly|breaks? down|does not work|doesn't work)\b"
+    r"|struggle\w*|caveats?|pitfalls?|problems? with|issues? with|worst|poorly|breaks? down|does not work|doesn't work"
+    r"|fall(?:s|ing)? short|fell short|how badly|underperform\w*)\b"
     r"|\b(?:limites|faiblesses?|[ée]checs?|grenzen|schwäche\w*|nachteile?|scheiter\w*|limitaci\w+|debilidad\w*|desventajas?"
     r"|fallos?|limita[çc]\w+|fraquezas?|falhas?|limiti|debolezz\w+)\b"
     r"|局限|缺点|缺點|不足|失败|失敗|弱点|弱點|限界|欠点|한계|단점|약점",

@@ -187,3 +187,17 @@ def test_a_list_asking_a_count_gives_each_paper_s_sentence_counting_it():
     assert "860 labelled scenes" in answer and "2,300 annotated clips" in answer, answer
     answer = MODEL.answer("Give me the size of each new benchmark: how many scenes or clips?", BENCHES)
     assert "860 labelled scenes" in answer and "2,300 annotated clips" in answer, answer
+
+
+DUNESEARCH = (
+    "Agents are asked to collect many facts at once. We introduce DuneSearch, a benchmark of 150 wide collection tasks. "
+    "Most agent systems reach success rates near 0%, with the best one reaching just 6%. Human annotators reach 95%."
+)
+
+
+def test_a_question_where_a_method_falls_short_gets_the_low_scores():
+    """"Where do they fall short?", "how badly": a limitations question; a low score said as such is a failure."""
+    dune = [source(1, "d:1", "DuneSearch", DUNESEARCH)]
+    for question in ("Where do agents fall short on DuneSearch?", "How badly do agents do on DuneSearch?"):
+        answer = MODEL.answer(question, dune, about=("d:1",))
+        assert "near 0%" in answer and "Human annotators" not in answer, (question, answer)

@@ -110,7 +110,9 @@ _NEGATIVE = re.compile(
     r"\b(?:fail\w*|struggl\w*|only\s+(?:\w+\s+){0,3}\d|at most\s+\d|below|worse|poor\w*|degrad\w+|drop\w*|collaps\w+|"
     r"cannot|can't|unable|limitation\w*|weakness\w*|remains? (?:far|well) (?:below|behind)|lag\w* behind|fall\w* short|still "
     r"(?:\w+\s+){0,2}(?:low|far|poor|limited|lag\w*|struggl\w*|challenging|difficult)|even the best|no better than|"
-    r"not (?:always|reliably|robust\w*|sufficient\w*|scal\w*|generali[sz]\w*))\b",
+    r"not (?:always|reliably|robust\w*|sufficient\w*|scal\w*|generali[sz]\w*)|"
+    # a low score said as such: "the best performer reaching just 7%", "success rates near 0%"
+    r"(?:just|merely|barely)\s+(?:\w+\s+){0,2}\d|near(?:ly)?\s+(?:0|zero)|close to (?:0|zero))\b",
     re.I,
 )
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
