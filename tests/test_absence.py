@@ -282,3 +282,15 @@ def test_a_list_question_that_names_a_thing_its_paper_holds_is_answered(answerer
 ])
 def test_a_question_in_another_language_is_told_from_an_english_one(answerer, question, other):
     assert in_other_language(question, answerer.settings) is other
+
+
+def test_a_which_question_whose_things_the_abstract_speaks_of_but_never_names_says_so(answerer):
+    """"Which chat benchmarks?" where the abstract says "on three chat benchmarks": the names are said absent, then what
+    it does report; a "which" the abstract answers by name is answered as it is."""
+    result = answerer.ask("Which chat benchmarks does Zorblax report its speedup on?")
+    assert result.refusal_reason is None
+    assert result.answer.startswith("The abstract of Zorblax: Faster Decoding with Draft Trees does not report the names of "
+                                    "the benchmarks. What it does report: "), result.answer
+    assert "three chat benchmarks" in result.answer
+    named = answerer.ask("Which thermometry does Glimmer use to image the temperature of graphene ribbons?")
+    assert not named.answer.startswith("The abstract of"), named.answer

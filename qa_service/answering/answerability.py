@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, unseen_kinds
-from .specifics import unreported
+from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
@@ -253,6 +253,11 @@ class AnswerabilityJudge:
                 said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
                 return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(said), ids)
             return Verdict.yes(ids, every, absent, missing)
+        # "Which six QA datasets does it use?" where the abstract says "on six QA datasets": what it says of them is
+        # given, the names said absent (never a refusal: the abstract does speak of the thing)
+        unnamed = unnamed_kinds(asking, [h.text for h in papers], [h.label for h in papers])
+        if unnamed:
+            return Verdict.yes(ids, every, (), unnamed)
         # a one-paper question is answered from the paper retrieval ranked first
         return Verdict.yes(ids, every=every)
 

@@ -89,6 +89,45 @@ def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: 
     return missing
 
 
+def unnamed_kinds(question: str, texts: Sequence[str], own: Sequence[str]) -> list[str]:
+    """The kinds of thing a "which" question asks the names of that the texts speak of and never name ("which six QA
+    datasets": "on six QA datasets"), as the service says it ("the names of the datasets", "which model")."""
+    return [f"the names of the {kind}" if kind.lower().endswith("s") else f"which {kind}"
+            for kind, given in asked_kinds(question) if names_kind(texts, kind, [*own, *given]) is False]
+
+
+# "Which six QA datasets does it evaluate on?", "which 7B model did it fine-tune": the thing whose name is asked,
+# the last word before the question's verb (not papers or methods, which ask for papers)
+_WHICH_KIND = re.compile(r"\bwhich\s+((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*)\s+(?:does|do|did|is|are|was|were|has|have|had)\b",
+                         re.I)
+_NOT_KINDS = {"paper", "papers", "work", "works", "method", "methods", "approach", "approaches", "study", "studies", "one",
+              "ones", "of", "part", "parts", "way", "ways", "aspect", "aspects"}
+
+
+def asked_kinds(question: str) -> list[tuple[str, list[str]]]:
+    """The kinds of thing whose names a "which" question asks ("datasets", "model"), each with the words the question
+    gives it ("six QA"): those are of the kind, not names of its things."""
+    return [(m.group(2), m.group(1).split()) for m in _WHICH_KIND.finditer(question) if m.group(2).lower() not in _NOT_KINDS
+            and not any(w.lower() in _NOT_KINDS for w in m.group(1).split())]
+
+
+def names_kind(texts: Sequence[str], kind: str, own: Sequence[str]) -> bool | None:
+    """Does a sentence that speaks of the kind ("six QA datasets") also name one (a name other than the paper's own and
+    those in `own`)? None: no sentence speaks of it, so the question may call it by another word."""
+    wanted, keys = _key(kind), {name_key(label) for label in own}
+    spoken = [s for text in texts for s in (text[a:b] for a, b in sentence_spans(text))
+              if any(_key(token) == wanted for token in _TOKEN.findall(s))]
+    if not spoken:
+        return None
+    return any(name_key(n) not in keys for s in spoken for n in _names_in(s))
+
+
+def _names_in(sentence: str) -> set[str]:
+    """Name-shaped words, and capitalised words past the sentence's first ("Raman thermometry", "on Llama"): a name."""
+    tokens = _TOKEN.findall(sentence)
+    return name_candidates(sentence) | {t.strip(".,") for t in tokens[1:] if t[:1].isupper()}
+
+
 def _key(word: str) -> str:
     """The word as BM25 stems it, a plural's s off first (the stemmer keeps "GPUs" apart from "GPU")."""
     return stem(word.strip(".,").rstrip("sS"))
