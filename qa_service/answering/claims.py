@@ -287,9 +287,11 @@ def _statistics(tokens: list[str]) -> list[tuple[str, str]]:
 def other_statistic(claim: list[str], quote: list[str]) -> str:
     """The claim gives one statistic of a measure ("mean foreground IoU") where the quote gives another of it ("the
     standard deviation of foreground IoU") and never the claim's: another figure of the same thing."""
-    theirs = _statistics(quote)
+    theirs: dict[str, set[str]] = {}
+    for kind, thing in _statistics(quote):
+        theirs.setdefault(thing, set()).add(kind)
     for kind, thing in _statistics(claim):
-        of_it = {k for k, t in theirs if t == thing}
+        of_it = theirs.get(thing, set())
         if of_it and kind not in of_it:
             return f"the {sorted(of_it)[0]} of {thing}' where the sentence says 'the {kind} {thing}"
     return ""

@@ -6,6 +6,7 @@ sentence ends on. Every word class here is general English, not fitted to a corp
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import AbstractSet, Callable
 
@@ -247,12 +248,15 @@ def _joined_denial(text: str, phrases: list[list[str]], other: str, other_phrase
     whole, for its stems are its kin's too ("excels on Pass@1 but not on Pass@k" / "in both Pass@1 and Pass@k"). A
     phrase the other text denies in part too ("instead of the full-precision output" / "rather than the true output")
     is one denial."""
-    own, theirs = words(text), words(other)
+    if not any(_JOINED.search(w) for p in phrases for w in p):
+        return ""
+    own, theirs = Counter(words(text)), set(words(other))
+    denied = {w for p in other_phrases for w in p}
     for phrase in phrases:
-        if any(set(phrase) & set(denied) for denied in other_phrases):
+        if denied.intersection(phrase):
             continue
         for word in phrase:
-            if _JOINED.search(word) and word in theirs and own.count(word) == 1:
+            if _JOINED.search(word) and word in theirs and own[word] == 1:
                 return word
     return ""
 
