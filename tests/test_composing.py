@@ -201,3 +201,17 @@ def test_a_question_where_a_method_falls_short_gets_the_low_scores():
     for question in ("Where do agents fall short on DuneSearch?", "How badly do agents do on DuneSearch?"):
         answer = MODEL.answer(question, dune, about=("d:1",))
         assert "near 0%" in answer and "Human annotators" not in answer, (question, answer)
+
+
+SPRIG = (
+    "Draft trees ignore the hardware they run on. We introduce Sprig, a draft tree that weighs the cost of each branch on "
+    "the GPU at hand. Across five tasks Sprig decodes up to 3.4 times faster than standard decoding. Moreover, it beats "
+    "earlier draft trees by 4% to 11%. Code will be released."
+)
+
+
+def test_a_figured_result_the_abstract_goes_on_from_comes_with_it():
+    """"How much faster is Sprig than normal decoding and than earlier trees?": the "Moreover, ..." figure too."""
+    sprig = [source(1, "s:1", "Sprig", SPRIG)]
+    answer = MODEL.answer("how fast is Sprig vs normal decoding", sprig, about=("s:1",))
+    assert "3.4 times faster" in answer and "4% to 11%" in answer, answer
