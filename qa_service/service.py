@@ -37,7 +37,7 @@ def build_model(settings: Settings) -> ChatModel:
             settings.answer_semantic_weight, settings.answer_number_bonus, settings.answer_rank_decay,
             settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers,
             settings.answer_kin_meaning, settings.answer_kin_words, settings.roles_cache_size,
-            settings.answer_per_named, settings.answer_figure_words, settings.count_window,
+            settings.answer_per_named, settings.answer_figure_words, settings.count_window, settings.answer_list_words,
         ))
     return OpenAIChatModel(settings, provider=OpenAIProvider(settings))
 

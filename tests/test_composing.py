@@ -215,3 +215,26 @@ def test_a_figured_result_the_abstract_goes_on_from_comes_with_it():
     sprig = [source(1, "s:1", "Sprig", SPRIG)]
     answer = MODEL.answer("how fast is Sprig vs normal decoding", sprig, about=("s:1",))
     assert "3.4 times faster" in answer and "4% to 11%" in answer, answer
+
+
+def test_a_list_leaves_out_a_paper_that_shares_no_word_of_the_question():
+    """Scored close by meaning alone, a paper none of whose sentences holds a word of the question is retrieval's noise;
+    a paper holding some is listed. A question no sentence shares a word with (another script) keeps its ranked papers."""
+    from qa_service.answering.composing import Candidate
+    from qa_service.corpus.roles import Role
+    from qa_service.records import AnswerKind
+
+    def cand(n: int, text: str, score: float, meaning: float, words: float) -> list[Candidate]:
+        return [Candidate(source(n, f"c:{n}", f"Paper{n}", text), 0, len(text), text, score, Role.METHOD, meaning=meaning, words=words)]
+
+    per_source = [cand(1, "We draft tokens to speed up decoding.", 0.8, 0.7, 0.9), cand(2, "Serving engines cache states.", 0.5, 0.65, 0.0),
+                  cand(3, "Decoding drafts are verified in one pass.", 0.45, 0.5, 0.4)]
+    chosen = MODEL._compose("Which papers speed up decoding?", AnswerKind.LIST, False, per_source, (), False, True)
+    assert [c.source.n for c in chosen] == [1, 3]
+    foreign = [[c for c in cands for c in [Candidate(c.source, c.start, c.end, c.text, c.score, c.role, meaning=c.meaning)]]
+               for cands in per_source]  # no sentence shares a word: the words test asks nothing
+    chosen = MODEL._compose("哪些论文加速解码？", AnswerKind.LIST, False, foreign, (), False, True)
+    assert [c.source.n for c in chosen] == [1, 2, 3]
+    # the first-ranked paper is always listed, whatever it shares: a list is never empty
+    lone = [cand(1, "Serving engines cache states.", 0.8, 0.7, 0.0), cand(2, "We draft tokens.", 0.3, 0.3, 0.5)]
+    assert [c.source.n for c in MODEL._compose("Which papers speed up decoding?", AnswerKind.LIST, False, lone, (), False, True)] == [1]

@@ -48,6 +48,7 @@ class ExtractiveTuning:
     per_named: int = 2
     figure_words: float = 0.5
     count_window: int = 4  # a number this many words before a thing counts it (setting count_window)
+    list_words: float = 0.2  # a listed paper's best sentence holds more than this share of the best one's question words
 
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
@@ -99,8 +100,9 @@ class ExtractiveModel:
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
             meaning = max(c.meaning for cands in per_source for c in cands)
             words = max(c.words for cands in per_source for c in cands)
-            picked = [c for c in per_source if c[0].score >= t.multi_share * top or c[0].source.paper_id in about
-                      or self._kin(c, meaning, words)][: t.max_papers]
+            picked = [c for c in per_source if c is per_source[0] or c[0].source.paper_id in about
+                      or (c[0].score >= t.multi_share * top or self._kin(c, meaning, words))
+                      and (not words or max(x.words for x in c) > t.list_words * words)][: t.max_papers]
             return listed(picked, figures, composition, [t for things in counted_alternatives(question) for t in things])
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
