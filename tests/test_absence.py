@@ -294,3 +294,10 @@ def test_a_which_question_whose_things_the_abstract_speaks_of_but_never_names_sa
     assert "three chat benchmarks" in result.answer
     named = answerer.ask("Which thermometry does Glimmer use to image the temperature of graphene ribbons?")
     assert not named.answer.startswith("The abstract of"), named.answer
+
+
+def test_a_list_of_alternatives_is_answered_by_the_papers_holding_either(answerer):
+    """"X or Y": a paper holding the whole core of one alternative is one of the papers asked for, though no paper
+    holds the core of the question as a whole."""
+    result = answerer.ask("Any papers on training voices that chatter loudly or tactile grasping?")
+    assert result.refusal_reason is None and "own:3" in {c.paper_id for c in result.citations}, result.answer

@@ -164,9 +164,14 @@ class AnswerabilityJudge:
 
     def _holding(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose text holds the question's whole core: for a question asking for papers ("interpretability papers
-        in this set"), each is one of them however loosely the question's wording matches its sentences."""
-        core = self._core(asking)
-        return [h for h in hits if core and all(has_core({t}, _evidence(h), self.settings, self._terms) for t in core)]
+        in this set"), each is one of them however loosely the question's wording matches its sentences. A question of
+        alternatives ("brain recordings or comparisons with brain activity") is held by a paper holding either's core."""
+        held: list[PaperHit] = []
+        for part in dict.fromkeys([asking, *_ALTERNATIVE.split(asking)]):
+            core = self._core(part)
+            held += [h for h in hits if core and h not in held
+                     and all(has_core({t}, _evidence(h), self.settings, self._terms) for t in core)]
+        return held
 
     def _close(self, question: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers with one sentence close in meaning to the question, closest first; asked only when
@@ -274,6 +279,8 @@ def _language_zipf(name: str) -> float:
     """How often English at large uses the name, as one word (Math-Shepherd: not two words wordfreq knows)."""
     return zipf_frequency(HYPHEN.sub("", name), "en")
 
+
+_ALTERNATIVE = re.compile(r"\s+or\s+", re.I)  # "X or Y": either is asked about
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
