@@ -301,3 +301,16 @@ def test_a_list_of_alternatives_is_answered_by_the_papers_holding_either(answere
     holds the core of the question as a whole."""
     result = answerer.ask("Any papers on training voices that chatter loudly or tactile grasping?")
     assert result.refusal_reason is None and "own:3" in {c.paper_id for c in result.citations}, result.answer
+
+
+@pytest.mark.parametrize("either", ["or", "ou", "o", "oder", "oppure"])
+def test_alternatives_are_read_in_each_accepted_language(answerer, either):
+    """The judge reads "X ou Y", "X oder Y" as "X or Y": a paper holding either alternative's core holds the question."""
+    from qa_service.answering.answerability import AnswerabilityJudge
+    from qa_service.records import PaperHit
+
+    judge = AnswerabilityJudge(answerer.settings)  # every term as rare as any other: the core is the question's own
+    legs = PaperHit("a:1", "Legs", 1.0, 0.5, 0.5, 0.5, text="We train a locomotion policy for quadrupeds on rough terrain.")
+    heat = PaperHit("a:2", "Heat", 0.9, 0.5, 0.5, 0.5, text="Graphene ribbons conduct heat anisotropically.")
+    held = judge._holding(f"quadrupeds on terrain {either} graphene ribbons heat", [legs, heat])
+    assert {h.paper_id for h in held} == {"a:1", "a:2"}

@@ -280,7 +280,7 @@ def _language_zipf(name: str) -> float:
     return zipf_frequency(HYPHEN.sub("", name), "en")
 
 
-_ALTERNATIVE = re.compile(r"\s+or\s+", re.I)  # "X or Y": either is asked about
+_ALTERNATIVE = re.compile(r"\s+(?:or|ou|o|oder|oppure)\s+", re.I)  # "X or Y" (ou, o, oder, oppure): either is asked about
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
