@@ -314,3 +314,10 @@ def test_alternatives_are_read_in_each_accepted_language(answerer, either):
     heat = PaperHit("a:2", "Heat", 0.9, 0.5, 0.5, 0.5, text="Graphene ribbons conduct heat anisotropically.")
     held = judge._holding(f"quadrupeds on terrain {either} graphene ribbons heat", [legs, heat])
     assert {h.paper_id for h in held} == {"a:1", "a:2"}
+
+
+def test_a_verb_no_abstract_uses_before_on_or_at_is_the_asking_not_the_topic(answerer):
+    """"touch on": the paper holding the rest of the question answers it; a neighbour stays off-topic."""
+    result = answerer.ask("Which papers touch on Zorblax-style draft trees?")
+    assert result.refusal_reason is None and "own:5" in {c.paper_id for c in result.citations}, result.answer
+    assert answerer.ask("Which papers compress images with transformers?").refusal_reason is RefusalReason.OFF_TOPIC

@@ -34,10 +34,18 @@ _ASKING_WORDS = content_terms(
 _UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
 
+# a verb and the particle that makes it a way of asking: "touch on", "look at", "dwell upon", "zoom into"
+_PHRASAL = re.compile(r"\b([a-z]+)\s+(?:on|at|upon|into)\b", re.I)
+
+
 def core_terms(question: str, idf: Callable[[str], float], share: float, most: int, seen_only: bool = False) -> set[str]:
     """The rarest `share` of the question's content terms (at least one, at most `most`); `seen_only`: of those some
-    abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic)."""
-    terms = sorted(content_terms(question) - _ASKING_WORDS, key=lambda t: (-idf(t), t))
+    abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic). A
+    word no abstract uses before "on", "at", "upon", "into" ("Which papers touch on mixture-of-experts?") is the
+    asking verb, not the topic."""
+    unseen = idf(_UNSEEN)
+    asking = {t for m in _PHRASAL.finditer(question) for t in content_terms(m.group(1)) if idf(t) >= unseen}
+    terms = sorted(content_terms(question) - _ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
     if seen_only:
         terms = [t for t in terms if idf(t) < idf(_UNSEEN)]
     if not terms:
