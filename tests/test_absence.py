@@ -321,3 +321,13 @@ def test_a_verb_no_abstract_uses_before_on_or_at_is_the_asking_not_the_topic(ans
     result = answerer.ask("Which papers touch on Zorblax-style draft trees?")
     assert result.refusal_reason is None and "own:5" in {c.paper_id for c in result.citations}, result.answer
     assert answerer.ask("Which papers compress images with transformers?").refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_a_function_word_of_english_is_never_the_core_of_a_question(answerer):
+    """"refusing too much": no abstract uses "much", but it is one of the language's commonest words, not a topic."""
+    from qa_service.answering.evidence import core_terms
+
+    unseen = {"much", "agreeabl", "chatbot"}  # words no abstract uses: the rarest there are
+    idf = lambda term: 9.0 if term in unseen or term == " " else 1.0  # noqa: E731
+    core = core_terms("Which papers look at chatbots refusing too much?", idf, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
+    assert "much" not in core and "chatbot" in core

@@ -155,7 +155,8 @@ class AnswerabilityJudge:
     def _core(self, asking: str) -> set[str]:
         """The question's rarest content terms; of a question in another language, only those some abstract uses."""
         s = self.settings
-        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._foreign(asking))
+        return core_terms(asking, self.idf, s.core_share, s.core_terms_max, seen_only=self._foreign(asking),
+                          function_zipf=s.function_word_zipf)
 
     def _titled(self, asking: str, hits: list[PaperHit]) -> list[PaperHit]:
         """Papers whose title or keywords carry the question's core: what a paper is about, as its authors say."""

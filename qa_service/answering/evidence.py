@@ -38,13 +38,17 @@ _UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 _PHRASAL = re.compile(r"\b([a-z]+)\s+(?:on|at|upon|into)\b", re.I)
 
 
-def core_terms(question: str, idf: Callable[[str], float], share: float, most: int, seen_only: bool = False) -> set[str]:
+def core_terms(question: str, idf: Callable[[str], float], share: float, most: int, seen_only: bool = False,
+               function_zipf: float = 99.0) -> set[str]:
     """The rarest `share` of the question's content terms (at least one, at most `most`); `seen_only`: of those some
     abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic). A
     word no abstract uses before "on", "at", "upon", "into" ("Which papers touch on mixture-of-experts?") is the
-    asking verb, not the topic."""
+    asking verb, not the topic; nor is a word English uses at least `function_zipf` ("much": Zipf 6, once in 1,000 words)."""
     unseen = idf(_UNSEEN)
     asking = {t for m in _PHRASAL.finditer(question) for t in content_terms(m.group(1)) if idf(t) >= unseen}
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
+    asking |= {t for word, terms in zip(words, content_terms_each(words)) if zipf_frequency(word, "en") >= function_zipf
+               for t in terms}
     terms = sorted(content_terms(question) - _ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
     if seen_only:
         terms = [t for t in terms if idf(t) < idf(_UNSEEN)]
