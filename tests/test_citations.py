@@ -481,38 +481,39 @@ def test_the_thing_a_sentence_ends_on_qualified_otherwise_is_another_kind_of_it(
     assert verdict_of(checker, "On ImageNet it reaches a gFID of 1.86 using a rasterization-based tokenizer [1].", rear) == "supported"
 
 
-def test_the_thing_a_sentence_ends_on_qualified_otherwise_inside_the_quote_is_another_kind_of_it(checker):
-    lattice = [Source(1, "l:1", "Lattix", "We show that Lattix, run back to front, is the nearest plane algorithm on a lattice "
-                                          "defined by the Hessian matrix of the layer's inputs. Its weight updates stay exact.")]
-    assert verdict_of(checker, "The lattice is defined by the layer's weight matrix [1].", lattice) == "unverified"
-    assert verdict_of(checker, "The lattice is defined by the Hessian matrix of the layer's inputs [1].", lattice) == "supported"
+LATTIX = [Source(1, "l:1", "Lattix", "We show that Lattix, run back to front, is the nearest plane algorithm on a lattice "
+                                     "defined by the Hessian matrix of the layer's inputs. Its weight updates stay exact.")]
+SQUEEZE = [Source(1, "q:1", "Squeeze", "On one hand, hard pruning methods cut the retrieved passages on the fly. On the "
+                                       "other hand, soft methods run a costly offline compression with a dedicated model. "
+                                       "We introduce Squeeze, which compresses passages online into embeddings.")]
+DIVA = [Source(1, "d:1", "Diva", "We propose Diva, a diversity reward for reasoning. Diva outperforms strong baselines, "
+                                 "excelling in both Pass@1 and Pass@k evaluations.")]
+GLOW = [Source(1, "g:1", "Glow", "We study Glow, a transfer attack. We quantify semantic stability as the standard "
+                                 "deviation of foreground IoU between activation masks and foreground masks across blocks.")]
 
 
-def test_a_claim_likening_the_method_to_earlier_work_is_not_confirmed_by_what_the_quote_says_of_that_work(checker):
-    squeeze = [Source(1, "q:1", "Squeeze", "On one hand, hard pruning methods cut the retrieved passages on the fly. On the "
-                                           "other hand, soft methods run a costly offline compression with a dedicated model. "
-                                           "We introduce Squeeze, which compresses passages online into embeddings.")]
-    assert verdict_of(checker, "It cuts the retrieved passages on the fly, as hard pruning methods do [1].", squeeze) == "unverified"
-    assert verdict_of(checker, "Like soft methods, it runs a costly offline compression with a dedicated model [1].", squeeze) == "unverified"
-    assert verdict_of(checker, "Hard pruning methods cut the retrieved passages on the fly [1].", squeeze) == "supported"
-    assert verdict_of(checker, "Squeeze compresses passages online into embeddings [1].", squeeze) == "supported"
-
-
-def test_a_joined_word_the_claim_denies_and_the_quote_affirms_is_matched_whole(checker):
-    """"Pass@1" and "Pass@k" share their stems: the denial of one is judged on the whole word."""
-    diva = [Source(1, "d:1", "Diva", "We propose Diva, a diversity reward for reasoning. Diva outperforms strong baselines, "
-                                     "excelling in both Pass@1 and Pass@k evaluations.")]
-    assert verdict_of(checker, "Diva excels on Pass@1 but not on Pass@k [1].", diva) == "contradicted"
-    assert verdict_of(checker, "Diva excels on both Pass@1 and Pass@k [1].", diva) == "supported"
-
-
-def test_another_statistic_of_the_same_measure_is_not_supported(checker):
-    """"The mean foreground IoU" where the abstract gives the standard deviation of foreground IoU: another figure."""
-    glow = [Source(1, "g:1", "Glow", "We study Glow, a transfer attack. We quantify semantic stability as the standard "
-                                     "deviation of foreground IoU between activation masks and foreground masks across blocks.")]
-    said = "Glow quantifies semantic stability as the mean foreground IoU between activation masks and foreground masks [1]."
-    assert verdict_of(checker, said, glow) == "unverified"
-    assert verdict_of(checker, said.replace("the mean foreground IoU", "the standard deviation of foreground IoU"), glow) == "supported"
+@pytest.mark.parametrize("sources,sentence,verdict", [
+    # the claim's last thing qualified otherwise inside the quote by a term: another kind of it
+    (LATTIX, "The lattice is defined by the layer's weight matrix [1].", "unverified"),
+    (LATTIX, "The lattice is defined by the Hessian matrix of the layer's inputs [1].", "supported"),
+    # likened to earlier work: what the quote says of that work is not said of the method
+    (SQUEEZE, "It cuts the retrieved passages on the fly, as hard pruning methods do [1].", "unverified"),
+    (SQUEEZE, "Like soft methods, it runs a costly offline compression with a dedicated model [1].", "unverified"),
+    (SQUEEZE, "Hard pruning methods cut the retrieved passages on the fly [1].", "supported"),
+    (SQUEEZE, "Squeeze compresses passages online into embeddings [1].", "supported"),
+    # "Pass@1" and "Pass@k" share their stems: the denial of one is judged on the whole word
+    (DIVA, "Diva excels on Pass@1 but not on Pass@k [1].", "contradicted"),
+    (DIVA, "Diva excels on both Pass@1 and Pass@k [1].", "supported"),
+    # another summary statistic of the same measure: another figure
+    (GLOW, "Glow quantifies semantic stability as the mean foreground IoU between activation masks and foreground masks [1].",
+     "unverified"),
+    (GLOW, "Glow quantifies semantic stability as the standard deviation of foreground IoU between activation masks and "
+           "foreground masks [1].", "supported"),
+], ids=["requalified-inside", "requalified-inside-kept", "likened-as-do", "likened-like", "earlier-work-itself",
+        "method-itself", "joined-denied", "joined-kept", "other-statistic", "same-statistic"])
+def test_a_claim_reads_the_quote_as_english_does(checker, sources, sentence, verdict):
+    """Each a way a claim made of its quote's own words says something else: the eighth round's checks."""
+    assert verdict_of(checker, sentence, sources) == verdict
 
 
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
