@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from ..corpus.roles import Role
 from ..records import AnswerKind, Source
-from .specifics import counts
+from .specifics import counts_any
 
 
 @dataclass
@@ -183,7 +183,7 @@ def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composi
     things (`counted`: "how many tasks each contains") gives the paper's best sentence counting one of them, if it has one."""
     chosen = []
     for cands in per_source:
-        count = _best(cands, lambda c: any(counts(c.text, thing, tuning.count_window) for thing in counted)) if counted else []
+        count = _best(cands, lambda c: counts_any(c.text, counted, tuning.count_window)) if counted else []
         if count:
             chosen += count
             continue

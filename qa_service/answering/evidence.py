@@ -51,7 +51,7 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
                for t in terms}
     terms = sorted(content_terms(question) - _ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
     if seen_only:
-        terms = [t for t in terms if idf(t) < idf(_UNSEEN)]
+        terms = [t for t in terms if idf(t) < unseen]
     if not terms:
         return set()
     return set(terms[: max(1, min(most, math.ceil(len(terms) * share)))])

@@ -63,6 +63,11 @@ def counts(text: str, thing: str, window: int) -> bool | None:
     return any(_COUNT.match(tokens[j].rstrip(".,")) for i in spoken for j in range(max(0, i - window), i))
 
 
+def counts_any(text: str, things: Sequence[str], window: int) -> bool:
+    """Does the text give a count of any of the things ("200 questions" for "tasks/questions")?"""
+    return any(counts(text, thing, window) for thing in things)
+
+
 def asked_best(question: str) -> str:
     """What the question asks to be named, when it asks which one came out best or worst ("least sycophantic")."""
     found = _BEST.search(question)
