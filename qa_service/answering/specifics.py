@@ -117,8 +117,9 @@ def asked_kinds(question: str) -> list[tuple[str, list[str]]]:
 
 
 def names_kind(texts: Sequence[str], kind: str, own: Sequence[str]) -> bool | None:
-    """Does a sentence that speaks of the kind ("six QA datasets") also name one (a name other than the paper's own and
-    those in `own`)? None: no sentence speaks of it, so the question may call it by another word."""
+    """Does a sentence that speaks of the kind ("six QA datasets") also name one, other than those in `own` (the papers'
+    labels and the question's own words for the kind)? None: no sentence speaks of it, so the question may call it
+    by another word."""
     wanted, keys = _key(kind), {name_key(label) for label in own}
     spoken = [s for text in texts for s in (text[a:b] for a, b in sentence_spans(text))
               if any(_key(token) == wanted for token in _TOKEN.findall(s))]
