@@ -17,6 +17,8 @@ from .records import AnswerKind
 _PLURAL = re.compile(
     r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b"
     r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b"
+    # "anything on machine unlearning?", "what's out there on X": whatever the set has on a topic
+    r"|\banything\s+(?:on|about|regarding|into)\b|\bout\s+there\s+(?:on|about)\b"
     # "Is there research on ...", "Are there benchmarks that ...": whether the literature has such things
     r"|\b(?:is|are)\s+there\s+(?:any\s+)?(?:research|literature|work|[a-z]+s)\s+(?:on|about|into|that|which|for|using|with)\b"
     # a question that opens asking for things of a kind that do something: "What benchmarks test ...", not "What
@@ -258,7 +260,7 @@ _MECHANISM = re.compile(
 _LIST_OTHER = re.compile(
     r"\b(?:quels articles|quelles (?:m[ée]thodes|approches)|quels travaux|welche (?:arbeiten|papiere|methoden|ans[äa]tze|studien)"
     r"|qu[ée] (?:art[íi]culos|trabajos|m[ée]todos)|cu[áa]les (?:art[íi]culos|trabajos)|quais (?:artigos|trabalhos|m[ée]todos)"
-    r"|quali (?:articoli|lavori))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|論文はどれ|어떤 논문",
+    r"|quali (?:articoli|lavori)|algo sobre|quelque chose sur|qualcosa su|etwas (?:über|zu[rm]?))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|論文はどれ|어떤 논문",
     re.I,
 )
 

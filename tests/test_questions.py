@@ -29,6 +29,11 @@ from qa_service.records import AnswerKind
     ("List the benchmarks CAST uses.", False),
     ("What datasets was Tequila evaluated on?", False),
     ("Are there limitations?", False),
+    ("anything on machine unlearning? like checking whether it worked", True),  # whatever the set has on a topic
+    ("What's out there on LLM routing?", True),
+    ("¿Hay algo sobre el desaprendizaje de LLMs?", True),
+    ("Gibt es etwas über Modellzusammenführung?", True),
+    ("Does CoMAS need anything beyond the agents' own talk?", False),  # "anything" not asking for papers on a topic
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
