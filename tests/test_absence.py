@@ -331,3 +331,18 @@ def test_a_function_word_of_english_is_never_the_core_of_a_question(answerer):
     idf = lambda term: 9.0 if term in unseen or term == " " else 1.0  # noqa: E731
     core = core_terms("Which papers look at chatbots refusing too much?", idf, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
     assert "much" not in core and "chatbot" in core
+
+
+def test_a_function_word_of_the_questions_own_language_is_never_its_core(answerer):
+    """"de", "en" of a Spanish question are its "of", "in": words the English abstracts may hold ("de novo", "en route"),
+    never what the question is about; the core of a question in another language is the abstracts' words it uses."""
+    from qa_service.answering.evidence import core_terms
+
+    seen = {"de": 3.0, "en": 3.5, "la": 3.0, "llms": 1.0}  # the rest: no abstract uses them
+    idf = lambda term: seen.get(term, 9.0)  # noqa: E731
+    question = "¿Qué artículos tratan de la cuantización de LLMs en inferencia?"
+    core = core_terms(question, idf, 0.34, 3, seen_only=True, function_zipf=answerer.settings.function_word_zipf)
+    assert core == {"llms"}, core
+    rare = lambda term: 9.0 if term == " " else 5.0 if term == "de" else 1.0  # noqa: E731
+    english = core_terms("Which papers use de novo design?", rare, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
+    assert "de" in english  # of an English question, only English's commonest words are left out

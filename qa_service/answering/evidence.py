@@ -43,12 +43,15 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
     """The rarest `share` of the question's content terms (at least one, at most `most`); `seen_only`: of those some
     abstract uses (a question in another language: its words the English abstracts lack say nothing of its topic). A
     word no abstract uses before "on", "at", "upon", "into" ("Which papers touch on mixture-of-experts?") is the
-    asking verb, not the topic; nor is a word English uses at least `function_zipf` ("much": Zipf 6, once in 1,000 words)."""
+    asking verb, not the topic; nor is a word English (of a question in another language, that language too) uses at least
+    `function_zipf` ("much": Zipf 6, once in 1,000 words; "de")."""
     unseen = idf(_UNSEEN)
     asking = {t for m in _PHRASAL.finditer(question) for t in content_terms(m.group(1)) if idf(t) >= unseen}
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
-    asking |= {t for word, terms in zip(words, content_terms_each(words)) if zipf_frequency(word, "en") >= function_zipf
-               for t in terms}
+    others = OTHER_LANGUAGES if seen_only else ()  # "de", "en" of a Spanish question are its "of", "in"
+    asking |= {t for word, terms in zip(words, content_terms_each(words)) for t in terms
+               if max([zipf_frequency(word, "en"), *(zipf_frequency(word, lang, wordlist="small") for lang in others)])
+               >= function_zipf}
     terms = sorted(content_terms(question) - _ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
     if seen_only:
         terms = [t for t in terms if idf(t) < unseen]
