@@ -575,3 +575,19 @@ def test_a_denied_hyphened_compound_is_two_words(checker):
                                        "weights with the original full-precision output.")]
     said = "Calib aligns the quantized output with the compensated output rather than with the full-precision model [1]."
     assert verdict_of(checker, said, calib) == "contradicted"
+
+
+PAIR = [Source(1, "p:1", "Lawbench", "We introduce Lawbench, a benchmark of physics problems that a teacher model writes and "
+                                     "revises until a solver checks them."),
+        Source(2, "p:2", "NewtonBench", "NewtonBench is a benchmark of physics problems. It relies on counterfactual law "
+                                        "shifts to keep its problems memorization-resistant.")]
+
+
+@pytest.mark.parametrize("sentence,verdict", [
+    # a simile over two sources says the thing of both: the likened source carrying it is not enough
+    ("Like NewtonBench, it also relies on counterfactual law shifts to keep problems memorization-resistant [1][2].",
+     "unverified"),
+    ("NewtonBench relies on counterfactual law shifts to keep its problems memorization-resistant [1][2].", "supported"),
+], ids=["likened-over-two", "one-source-of-two"])
+def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(checker, sentence, verdict):
+    assert verdict_of(checker, sentence, PAIR) == verdict

@@ -19,6 +19,7 @@ from ..config import Settings
 from ..records import (
     REFUSAL, AnswerSentence, CheckedAnswer, Citation, CitationIssue, IssueKind, SentenceKind, SentenceVerdict, Source,
 )
+from .claims import fold, likened, unlikened
 from .judging import Finding, Judge, Reads
 from .segments import MARKER, MARKER_DIGITS, Unit, declines, parse_numbers, says_silent, split_units, to_reader
 from .tuning import Tuning
@@ -115,6 +116,11 @@ class CitationChecker:
                 if option.source.n not in best or option.rank() > best[option.source.n].rank():
                     best[option.source.n] = option
         quotes = [best[s.n].citation(index) for s in cited if s.n in best]
+        subject = self._likening(claim, cited, reads)
+        if subject is not None:  # "Like NewtonBench, it also uses law shifts [1][2]": said of the other source too
+            verdict = SentenceVerdict.CONTRADICTED if subject.verdict is SentenceVerdict.CONTRADICTED else SentenceVerdict.UNVERIFIED
+            return _Verdict(verdict, f"the sentence likens [{subject.source.n}] to another source, and [{subject.source.n}] "
+                                     "does not state it", quotes)
         if len(cited) > 1 and _EVERY_SOURCE.search(claim):  # "Both works validate on MUSE [1][2]": each must say all of it
             whole = [self.judge.judge(claim, s, reads) for s in cited] if len(pieces) > 1 else [best[s.n] for s in cited if s.n in best]
             short = next((f for f in whole if f.verdict is not SentenceVerdict.SUPPORTED), None)
@@ -134,6 +140,17 @@ class CitationChecker:
         missing = next(f for f in findings if f.verdict is not SentenceVerdict.SUPPORTED)
         return _Verdict(SentenceVerdict.UNVERIFIED, missing.reason, quotes)
 
+
+    def _likening(self, claim: str, cited: list[Source], reads: Reads) -> Finding | None:
+        """A sentence likening its subject to a source it cites ("Like NewtonBench, it ...") says the rest of itself of
+        the other sources as well: the finding of the first of them that does not state it, or None."""
+        things = {fold(t).lower() for t in likened(claim)}
+        alike = [s for s in cited if fold(s.label).lower() in things]
+        if not alike or len(alike) == len(cited):
+            return None
+        bare = unlikened(claim)
+        short = (self.judge.judge(bare, s, reads) for s in cited if s not in alike)
+        return next((f for f in short if f.verdict is not SentenceVerdict.SUPPORTED), None)
 
     def _misplaced(self, part: str, chosen: Finding, elsewhere: list[Source], reads: Reads) -> Finding:
         """A stretch its own marker's source does not carry but another source the sentence cites does: the

@@ -223,10 +223,18 @@ _LIKENED = re.compile(r"(?:^|[,;(]\s*)(?:much |just )?like\s+((?:[^\W\d][\w-]*\s
                       r"|\bsimilar(?:ly)? to\s+((?:[^\W\d][\w-]*\s+){0,4}?[^\W\d][\w-]*)\s*[,.;]", re.I)
 
 
+_SPACES = re.compile(r"\s{2,}")
+
+
 def likened(text: str) -> list[str]:
     """The things the sentence likens its subject to ("Like prior soft compression methods, it ..."): what they do is
     said of them, and a quote that says it of them does not say it of the subject."""
     return [next(g for g in m.groups() if g) for m in _LIKENED.finditer(text)]
+
+
+def unlikened(text: str) -> str:
+    """The sentence without its simile ("Like NewtonBench, it relies on X" -> "it relies on X"): what it says of both."""
+    return _SPACES.sub(" ", _LIKENED.sub(lambda m: m.group(0)[0] if m.group(0)[0] in ",;(" else "", text)).strip() or text
 
 
 def about_prior_work(text: str) -> bool:
