@@ -591,3 +591,16 @@ PAIR = [Source(1, "p:1", "Lawbench", "We introduce Lawbench, a benchmark of phys
 ], ids=["likened-over-two", "one-source-of-two"])
 def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(checker, sentence, verdict):
     assert verdict_of(checker, sentence, PAIR) == verdict
+
+
+FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
+                                   "released) FP4 recipe as we implement it.")]
+
+
+@pytest.mark.parametrize("sources,sentence,verdict", [
+    # "yet to be X" says not X, as "instead of X" and "rather than X" do
+    (FIBRE, "Fibre surpasses Nvidia's publicly released FP4 recipe [1].", "contradicted"),
+    (FIBRE, "Fibre outperforms Nvidia's FP4 recipe, which is yet to be publicly released [1].", "supported"),
+], ids=["yet-to-be-affirmed", "yet-to-be-kept"])
+def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
+    assert verdict_of(checker, sentence, sources) == verdict

@@ -50,8 +50,8 @@ CHANGE = {"degrad", "drop", "declin", "decreas", "deterior", "collaps", "fluctua
 SUPERLATIVES = {"best", "worst", "state-of-the-art", "sota"}
 NEGATION = {"not", "no", "never", "without", "cannot", "neither", "nor", "none", "instead", "rather", "fails", "fail", "lacks",
             "avoid", "avoids", "avoided", "avoiding"}  # "avoids X" says what "without X" does
-# a negation only with the word after it: "instead of X", "rather than X" deny X; "instead enabling X" affirms X
-_DENY_WITH = {"instead": "of", "rather": "than"}
+# a negation only with the word after it: "instead of X", "rather than X", "yet to X" deny X; "instead enabling X" affirms X
+_DENY_WITH = {"instead": "of", "rather": "than", "yet": "to"}  # "yet to be released": not released
 _ALSO = re.compile(r"\bbut\s+(?:also|rather)\b|,\s*(?:and\s+)?also\b", re.I)  # where "not only X" turns to its Y
 # pairs of general English (and of writing about experiments) that say opposite things of one subject; each word
 # is matched with its inflections ("positively", "enables", "offline")
