@@ -593,6 +593,8 @@ def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(
     assert verdict_of(checker, sentence, PAIR) == verdict
 
 
+NEURAL = [Source(1, "n:1", "NC0", "We introduce NC0, a metric whose convergence to zero is a necessary condition for "
+                                  "neural collapse (NC). NC cannot emerge under decoupled weight decay in adaptive optimizers.")]
 FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
                                    "released) FP4 recipe as we implement it.")]
 
@@ -601,6 +603,11 @@ FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvi
     # "yet to be X" says not X, as "instead of X" and "rather than X" do
     (FIBRE, "Fibre surpasses Nvidia's publicly released FP4 recipe [1].", "contradicted"),
     (FIBRE, "Fibre outperforms Nvidia's FP4 recipe, which is yet to be publicly released [1].", "supported"),
-], ids=["yet-to-be-affirmed", "yet-to-be-kept"])
+    # opposites of conditions and designs
+    (NEURAL, "The authors introduce NC0, whose convergence to zero is a sufficient condition for NC [1].", "contradicted"),
+    (NEURAL, "NC cannot emerge under coupled weight decay [1].", "contradicted"),
+    (NEURAL, "NC0's convergence to zero is necessary for NC, and NC cannot emerge under decoupled weight decay [1].",
+     "supported"),
+], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept"])
 def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
     assert verdict_of(checker, sentence, sources) == verdict

@@ -70,6 +70,7 @@ ANTONYMS = (
     ("similar", "different"), ("true", "false"), ("win", "lose"),
     ("minimal", "substantial"), ("minimal", "significant"), ("negligible", "substantial"), ("negligible", "significant"),
     ("minor", "major"), ("slight", "substantial"),  # the size of an effect
+    ("necessary", "sufficient"), ("coupled", "decoupled"), ("centralized", "decentralized"),  # of conditions and designs
 )
 
 _PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
