@@ -595,6 +595,8 @@ def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(
 
 NEURAL = [Source(1, "n:1", "NC0", "We introduce NC0, a metric whose convergence to zero is a necessary condition for "
                                   "neural collapse (NC). NC cannot emerge under decoupled weight decay in adaptive optimizers.")]
+SEEDS = [Source(1, "s:1", "Seedmark", "We show that untrained models exhibit reproducible token selection biases "
+                                      "conditioned solely on their parameters at initialization.")]
 FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
                                    "released) FP4 recipe as we implement it.")]
 
@@ -608,6 +610,12 @@ FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvi
     (NEURAL, "NC cannot emerge under coupled weight decay [1].", "contradicted"),
     (NEURAL, "NC0's convergence to zero is necessary for NC, and NC cannot emerge under decoupled weight decay [1].",
      "supported"),
-], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept"])
+    # one thing alone in the quote, two in the claim
+    (SEEDS, "Untrained models show token selection biases that depend on both their initialization and their training "
+            "data [1].", "contradicted"),
+    (SEEDS, "Untrained models show token selection biases that depend on their parameters at initialization alone [1].",
+     "supported"),
+], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept",
+        "solely-against-both", "solely-kept"])
 def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
     assert verdict_of(checker, sentence, sources) == verdict

@@ -23,7 +23,7 @@ from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, other_statistic, substituted, variant, words
-from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, steady_clash, superlatives, swapped, turned_whole
+from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, sole_clash, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -256,6 +256,9 @@ class Judge:
             return SentenceVerdict.UNVERIFIED, f"the quote does not say '{strong[0]}'"
         if about and only_clash(claim, quote, reads.stems, self.tuning.only_added_share):
             return SentenceVerdict.CONTRADICTED, "the quote says 'not only'"
+        sole = sole_clash(claim, quote, reads.stems) if about else ""
+        if sole:
+            return SentenceVerdict.CONTRADICTED, f"the quote gives one thing alone, where the sentence adds '{sole}'"
         bare = "sota" in heard or "state of the art" in quote.lower()  # the superlative written out or short
         extra = sorted(q for q in QUANTIFIERS | superlatives(said, self.tuning.comparative_zipf) if q in said and q not in heard
                        and not (q in ("state-of-the-art", "sota") and bare))

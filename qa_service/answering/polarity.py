@@ -209,6 +209,23 @@ def only_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]],
     return not rest or len(rest & stems(claim)) < share * len(rest)
 
 
+_SOLE = re.compile(r"\b(?:solely|exclusively|purely|only)\s+(?:on|by|from|through|with|in|to)\b", re.I)
+_BOTH = re.compile(r"\bboth\s+([^,.;]+?)\s+and\s+([^,.;]+)", re.I)
+
+
+def sole_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
+    """The quote restricts a thing to one other ("conditioned solely on their initialization") and the claim gives it two
+    ("depend on both their initialization and their training data"), the second one the quote never names: that one."""
+    if not _SOLE.search(quote) or _SOLE.search(claim):
+        return ""
+    held = stems(quote)
+    for match in _BOTH.finditer(claim):
+        first, second = stems(match.group(1)), stems(match.group(2))
+        if first & held and second and not second & held:
+            return match.group(2).strip()
+    return ""
+
+
 def departed(text: str) -> str:
     """What the text moves away from without denying it ("from static function fitting to ...", "beyond X"):
     a claim that denies it ("rather than static function fitting") says no more than the text."""
