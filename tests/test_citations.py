@@ -597,6 +597,8 @@ NEURAL = [Source(1, "n:1", "NC0", "We introduce NC0, a metric whose convergence 
                                   "neural collapse (NC). NC cannot emerge under decoupled weight decay in adaptive optimizers.")]
 SEEDS = [Source(1, "s:1", "Seedmark", "We show that untrained models exhibit reproducible token selection biases "
                                       "conditioned solely on their parameters at initialization.")]
+SHIELD = [Source(1, "c:1", "Shield", "Our method achieves 26.95% Pass@1 on code generation compared to 22.58% for GPT-4o, "
+                                     "and improves binary similarity detection Recall@1 by 10% over methods like jTrans.")]
 FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
                                    "released) FP4 recipe as we implement it.")]
 
@@ -615,7 +617,10 @@ FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvi
             "data [1].", "contradicted"),
     (SEEDS, "Untrained models show token selection biases that depend on their parameters at initialization alone [1].",
      "supported"),
+    # a result sentence of the paper's own that compares with a baseline is about the paper, not earlier work
+    (SHIELD, "It does not improve binary similarity detection Recall@1 by 10% over jTrans [1].", "contradicted"),
+    (SHIELD, "It improves binary similarity detection Recall@1 by 10% over jTrans [1].", "supported"),
 ], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept",
-        "solely-against-both", "solely-kept"])
+        "solely-against-both", "solely-kept", "own-result-denied", "own-result-kept"])
 def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
     assert verdict_of(checker, sentence, sources) == verdict

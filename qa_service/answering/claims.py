@@ -239,8 +239,13 @@ def unlikened(text: str) -> str:
 
 def about_prior_work(text: str) -> bool:
     """Does the sentence speak of earlier methods ("Existing methods ...", "prior work", "On the other hand")?
-    An abstract's sentence about what came before does not back a claim about the paper's own method."""
-    return bool(_PRIOR.search(text))
+    An abstract's sentence about what came before does not back a claim about the paper's own method. One that first
+    speaks of the paper's own ("Our method achieves 26.95% compared to 22.58% for GPT-4o") is about the paper."""
+    found = _PRIOR.search(text)
+    return bool(found) and not _OWN.search(text, 0, found.start())
+
+
+_OWN = re.compile(r"\b(?:we|our|ours|this (?:paper|work|study)|the proposed)\b", re.I)  # the paper speaks of its own
 
 
 def ending(tokens: list[str]) -> tuple[str, str] | None:
