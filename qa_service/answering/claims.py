@@ -242,7 +242,7 @@ def about_prior_work(text: str) -> bool:
     An abstract's sentence about what came before does not back a claim about the paper's own method. One that first
     speaks of the paper's own ("Our method achieves 26.95% compared to 22.58% for GPT-4o") is about the paper."""
     found = _PRIOR.search(text)
-    return bool(found) and not _OWN.search(text, 0, found.start())
+    return found is not None and not _OWN.search(text, 0, found.start())
 
 
 _OWN = re.compile(r"\b(?:we|our|ours|this (?:paper|work|study)|the proposed)\b", re.I)  # the paper speaks of its own
