@@ -599,6 +599,8 @@ SEEDS = [Source(1, "s:1", "Seedmark", "We show that untrained models exhibit rep
                                       "conditioned solely on their parameters at initialization.")]
 SHIELD = [Source(1, "c:1", "Shield", "Our method achieves 26.95% Pass@1 on code generation compared to 22.58% for GPT-4o, "
                                      "and improves binary similarity detection Recall@1 by 10% over methods like jTrans.")]
+VOXELS = [Source(1, "v:1", "Voxels", "The commonly used hidden states in LLMs are surprisingly suboptimal, with most "
+                                     "voxels better explained by previously unexplored intermediate computations.")]
 FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
                                    "released) FP4 recipe as we implement it.")]
 
@@ -620,7 +622,12 @@ FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvi
     # a result sentence of the paper's own that compares with a baseline is about the paper, not earlier work
     (SHIELD, "It does not improve binary similarity detection Recall@1 by 10% over jTrans [1].", "contradicted"),
     (SHIELD, "It improves binary similarity detection Recall@1 by 10% over jTrans [1].", "supported"),
+    # "better explained by A than by B" where the quote ranks B first
+    (VOXELS, "Most voxels are better explained by the standard hidden states than by intermediate computations [1].",
+     "contradicted"),
+    (VOXELS, "Most voxels are better explained by intermediate computations than by the standard hidden states [1].",
+     "supported"),
 ], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept",
-        "solely-against-both", "solely-kept", "own-result-denied", "own-result-kept"])
+        "solely-against-both", "solely-kept", "own-result-denied", "own-result-kept", "agents-swapped", "agents-kept"])
 def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
     assert verdict_of(checker, sentence, sources) == verdict

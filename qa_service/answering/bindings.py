@@ -47,7 +47,7 @@ def roles(claim: str, quote: str, label: str, figures: Callable[[str], list[Figu
     found = misbound(said, heard, own) or qualified(said, heard, own)
     if found:
         return found
-    turned = than_swapped(claim, quote) or renamed(claim, quote, own) or exchanged_names(claim, quote)
+    turned = than_swapped(claim, quote) or agent_swapped(claim, quote) or renamed(claim, quote, own) or exchanged_names(claim, quote)
     if turned:
         return f"the quote has '{turned}'"
     acts = traded(claim, quote, window, common)
@@ -167,6 +167,24 @@ def than_swapped(claim: str, quote: str) -> str:
         for q_way, _, q_target in _thans(heard):
             if way == q_way and target != q_target and q_target in subject:
                 return q_target
+    return ""
+
+
+def agent_swapped(claim: str, quote: str) -> str:
+    """"Better explained by A than by B" where the quote has "better explained by ... B": the thing the claim ranks
+    second is the one the quote ranks first. Returns the thing, or ''."""
+    said, heard = words(claim), words(quote)
+    for i in range(len(said) - 3):
+        if not (_COMPARATIVE.match(said[i]) and said[i + 1].endswith("ed") and said[i + 2] == "by" and "than" in said[i + 3:]):
+            continue
+        than = said.index("than", i + 3)
+        first = {w for w in said[i + 3:than] if _content(w, 99.0)}
+        second = [w for w in said[than + 1:than + 6] if w != "by" and _content(w, 99.0)]
+        for k in range(len(heard) - 2):
+            if heard[k] == said[i] and heard[k + 1] == said[i + 1] and heard[k + 2] == "by":
+                ranked = set(heard[k + 3:k + 9])
+                if "than" not in ranked and first and second and ranked & set(second) and not ranked & first:
+                    return " ".join(second)
     return ""
 
 
