@@ -492,6 +492,18 @@ GLOW = [Source(1, "g:1", "Glow", "We study Glow, a transfer attack. We quantify 
                                  "deviation of foreground IoU between activation masks and foreground masks across blocks.")]
 
 
+NEURAL = [Source(1, "n:1", "NC0", "We introduce NC0, a metric whose convergence to zero is a necessary condition for "
+                                  "neural collapse (NC). NC cannot emerge under decoupled weight decay in adaptive optimizers.")]
+SEEDS = [Source(1, "s:1", "Seedmark", "We show that untrained models exhibit reproducible token selection biases "
+                                      "conditioned solely on their parameters at initialization.")]
+SHIELD = [Source(1, "c:1", "Shield", "Our method achieves 26.95% Pass@1 on code generation compared to 22.58% for GPT-4o, "
+                                     "and improves binary similarity detection Recall@1 by 10% over methods like jTrans.")]
+VOXELS = [Source(1, "v:1", "Voxels", "The commonly used hidden states in LLMs are surprisingly suboptimal, with most "
+                                     "voxels better explained by previously unexplored intermediate computations.")]
+FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
+                                   "released) FP4 recipe as we implement it.")]
+
+
 @pytest.mark.parametrize("sources,sentence,verdict", [
     # the claim's last thing qualified otherwise inside the quote by a term: another kind of it
     (LATTIX, "The lattice is defined by the layer's weight matrix [1].", "unverified"),
@@ -509,10 +521,33 @@ GLOW = [Source(1, "g:1", "Glow", "We study Glow, a transfer attack. We quantify 
      "unverified"),
     (GLOW, "Glow quantifies semantic stability as the standard deviation of foreground IoU between activation masks and "
            "foreground masks [1].", "supported"),
+    # "yet to be X" says not X, as "instead of X" and "rather than X" do
+    (FIBRE, "Fibre surpasses Nvidia's publicly released FP4 recipe [1].", "contradicted"),
+    (FIBRE, "Fibre outperforms Nvidia's FP4 recipe, which is yet to be publicly released [1].", "supported"),
+    # opposites of conditions and designs
+    (NEURAL, "The authors introduce NC0, whose convergence to zero is a sufficient condition for NC [1].", "contradicted"),
+    (NEURAL, "NC cannot emerge under coupled weight decay [1].", "contradicted"),
+    (NEURAL, "NC0's convergence to zero is necessary for NC, and NC cannot emerge under decoupled weight decay [1].",
+     "supported"),
+    # one thing alone in the quote, two in the claim
+    (SEEDS, "Untrained models show token selection biases that depend on both their initialization and their training "
+            "data [1].", "contradicted"),
+    (SEEDS, "Untrained models show token selection biases that depend on their parameters at initialization alone [1].",
+     "supported"),
+    # a result sentence of the paper's own that compares with a baseline is about the paper, not earlier work
+    (SHIELD, "It does not improve binary similarity detection Recall@1 by 10% over jTrans [1].", "contradicted"),
+    (SHIELD, "It improves binary similarity detection Recall@1 by 10% over jTrans [1].", "supported"),
+    # "better explained by A than by B" where the quote ranks B first
+    (VOXELS, "Most voxels are better explained by the standard hidden states than by intermediate computations [1].",
+     "contradicted"),
+    (VOXELS, "Most voxels are better explained by intermediate computations than by the standard hidden states [1].",
+     "supported"),
 ], ids=["requalified-inside", "requalified-inside-kept", "likened-as-do", "likened-like", "earlier-work-itself",
-        "method-itself", "joined-denied", "joined-kept", "other-statistic", "same-statistic"])
+        "method-itself", "joined-denied", "joined-kept", "other-statistic", "same-statistic",
+        "yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept",
+        "solely-against-both", "solely-kept", "own-result-denied", "own-result-kept", "agents-swapped", "agents-kept"])
 def test_a_claim_reads_the_quote_as_english_does(checker, sources, sentence, verdict):
-    """Each a way a claim made of its quote's own words says something else: the eighth round's checks."""
+    """Each a way a claim made of its quote's own words says something else: the eighth and ninth rounds' checks."""
     assert verdict_of(checker, sentence, sources) == verdict
 
 
@@ -593,41 +628,3 @@ def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(
     assert verdict_of(checker, sentence, PAIR) == verdict
 
 
-NEURAL = [Source(1, "n:1", "NC0", "We introduce NC0, a metric whose convergence to zero is a necessary condition for "
-                                  "neural collapse (NC). NC cannot emerge under decoupled weight decay in adaptive optimizers.")]
-SEEDS = [Source(1, "s:1", "Seedmark", "We show that untrained models exhibit reproducible token selection biases "
-                                      "conditioned solely on their parameters at initialization.")]
-SHIELD = [Source(1, "c:1", "Shield", "Our method achieves 26.95% Pass@1 on code generation compared to 22.58% for GPT-4o, "
-                                     "and improves binary similarity detection Recall@1 by 10% over methods like jTrans.")]
-VOXELS = [Source(1, "v:1", "Voxels", "The commonly used hidden states in LLMs are surprisingly suboptimal, with most "
-                                     "voxels better explained by previously unexplored intermediate computations.")]
-FIBRE = [Source(1, "f:1", "Fibre", "Fibre trains LLMs in FP4. It outperforms Nvidia's recently announced (yet to be publicly "
-                                   "released) FP4 recipe as we implement it.")]
-
-
-@pytest.mark.parametrize("sources,sentence,verdict", [
-    # "yet to be X" says not X, as "instead of X" and "rather than X" do
-    (FIBRE, "Fibre surpasses Nvidia's publicly released FP4 recipe [1].", "contradicted"),
-    (FIBRE, "Fibre outperforms Nvidia's FP4 recipe, which is yet to be publicly released [1].", "supported"),
-    # opposites of conditions and designs
-    (NEURAL, "The authors introduce NC0, whose convergence to zero is a sufficient condition for NC [1].", "contradicted"),
-    (NEURAL, "NC cannot emerge under coupled weight decay [1].", "contradicted"),
-    (NEURAL, "NC0's convergence to zero is necessary for NC, and NC cannot emerge under decoupled weight decay [1].",
-     "supported"),
-    # one thing alone in the quote, two in the claim
-    (SEEDS, "Untrained models show token selection biases that depend on both their initialization and their training "
-            "data [1].", "contradicted"),
-    (SEEDS, "Untrained models show token selection biases that depend on their parameters at initialization alone [1].",
-     "supported"),
-    # a result sentence of the paper's own that compares with a baseline is about the paper, not earlier work
-    (SHIELD, "It does not improve binary similarity detection Recall@1 by 10% over jTrans [1].", "contradicted"),
-    (SHIELD, "It improves binary similarity detection Recall@1 by 10% over jTrans [1].", "supported"),
-    # "better explained by A than by B" where the quote ranks B first
-    (VOXELS, "Most voxels are better explained by the standard hidden states than by intermediate computations [1].",
-     "contradicted"),
-    (VOXELS, "Most voxels are better explained by intermediate computations than by the standard hidden states [1].",
-     "supported"),
-], ids=["yet-to-be-affirmed", "yet-to-be-kept", "necessary-sufficient", "coupled-decoupled", "conditions-kept",
-        "solely-against-both", "solely-kept", "own-result-denied", "own-result-kept", "agents-swapped", "agents-kept"])
-def test_a_claim_reads_the_quote_as_english_does_ninth_round(checker, sources, sentence, verdict):
-    assert verdict_of(checker, sentence, sources) == verdict
