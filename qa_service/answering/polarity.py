@@ -216,7 +216,7 @@ _BOTH = re.compile(r"\bboth\s+([^,.;]+?)\s+and\s+([^,.;]+)", re.I)
 def sole_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
     """The quote restricts a thing to one other ("conditioned solely on their initialization") and the claim gives it two
     ("depend on both their initialization and their training data"), the second one the quote never names: that one."""
-    if not _SOLE.search(quote) or _SOLE.search(claim):
+    if not _SOLE.search(quote) or ADDITIVE.search(quote) or _SOLE.search(claim):  # "not only on X": only_clash's
         return ""
     held = stems(quote)
     for match in _BOTH.finditer(claim):
