@@ -85,6 +85,14 @@ def is_plural(question: str) -> bool:
     return bool(_PLURAL.search(question) or _LIST_OTHER.search(question))
 
 
+def is_topic_query(question: str) -> bool:
+    """A search-box query ("process reward model step-level rewards"): a few words that neither ask (no question mark,
+    no wh-word or auxiliary first) nor tell (no imperative first). Whoever types one wants the papers on that topic."""
+    text = clean_question(question)
+    return (0 < len(text.split()) <= _TOPIC_WORDS and not re.search(r"[?？]", text)
+            and not _ASKING_OPENER.match(text))
+
+
 def asks_quantity(question: str) -> bool:
     """Does the question ask for a number (how much, what score...)?"""
     return bool(_QUANTITY.search(question))
@@ -236,6 +244,11 @@ _PROBLEM = re.compile(
     r"|为什么|為什麼|什么问题|什麼問題|なぜ|何のため|どんな問題|왜|무슨 문제",
     re.I,
 )
+_TOPIC_WORDS = 8  # a query longer than this is a sentence, however it is punctuated
+_ASKING_OPENER = re.compile(
+    r"^\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have"
+    r"|had|give|list|summari[sz]e|explain|describe|compare|tell|show|find|name|qu[eé]|quels?|quelles?|comment|cómo|como|cu[aá]l"
+    r"|wie|was|welche[rsn]?|gibt|y a-t-il|hay|existe)\b", re.I)
 _EXISTS = re.compile(r"^\s*(?:is|are) there\b|^\s*(?:gibt es|y a-t-il|existe|hay|h[áa])\b|有没有|有沒有", re.I)
 _YES_NO = re.compile(
     r"^\s*(?:is|are|does|do|did|can|could|was|were|has|have|had|will|would|should|may)\b"

@@ -346,3 +346,13 @@ def test_a_function_word_of_the_questions_own_language_is_never_its_core(answere
     rare = lambda term: 9.0 if term == " " else 5.0 if term == "de" else 1.0  # noqa: E731
     english = core_terms("Which papers use de novo design?", rare, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
     assert "de" in english  # of an English question, only English's commonest words are left out
+
+
+def test_a_search_box_query_that_several_papers_hold_lists_each_of_them(answerer):
+    """"speech voices": a few words that neither ask nor tell, the whole of which two papers hold. Whoever types
+    that wants the papers on it, one sentence of each; a question about one of them still gets that one."""
+    listed = answerer.ask("speech voices")
+    assert listed.refusal_reason is None, listed.answer
+    assert {"own:1", "own:2"} <= {c.paper_id for c in listed.citations}, listed.answer
+    asked = answerer.ask("How does EchoNet handle voices in noisy classrooms?")
+    assert {c.paper_id for c in asked.citations} == {"own:1"}, asked.answer

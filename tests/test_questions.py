@@ -99,3 +99,18 @@ def test_a_lead_in_naming_the_paper_asks_no_detail(question, details):
     """What the lead-in describes the paper by says which paper is meant; the question proper says what is asked."""
     from qa_service.questions import asked_details
     assert [kind.name for kind in asked_details(question)] == details
+
+
+@pytest.mark.parametrize("question,topic", [
+    ("process reward model step-level rewards", True),  # a search-box query
+    ("KV cache eviction", True),
+    ("What is CAST?", False),
+    ("Summarize the unlearning papers", False),  # an imperative tells
+    ("¿Qué es CAST?", False),
+    ("how does it work", False),  # asks, without its question mark
+    ("the papers here that quantize weights and also report their speedups on big GPUs", False),  # a sentence
+])
+def test_a_search_box_query_is_a_few_words_that_neither_ask_nor_tell(question, topic):
+    from qa_service.questions import is_topic_query
+
+    assert is_topic_query(question) is topic

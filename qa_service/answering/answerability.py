@@ -37,8 +37,8 @@ from ..corpus.names import joined_name, name_key, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
-    AUTHORS, answer_kind, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_venue, sub_questions,
-    without_venues,
+    AUTHORS, answer_kind, asked_details, asking_part, asks_figures, asks_number, figures_in, is_plural, is_topic_query, is_venue,
+    sub_questions, without_venues,
 )
 from ..records import AnswerKind, PaperHit, RefusalReason, Retrieval, Verdict
 
@@ -76,6 +76,9 @@ class AnswerabilityJudge:
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
         if not relevant or self._off_core(question, asking, found.hits, relevant):
             return Verdict.no(RefusalReason.OFF_TOPIC)
+        held = self._holding(asking, found.hits) if is_topic_query(question) and not is_plural(question) else []
+        if len(held) > 1:  # "process reward model step-level rewards": each paper holding the whole topic, first-ranked first
+            return Verdict.yes([h.paper_id for h in held], every=True)
         if not is_plural(question):
             return self._about(asking, relevant[:1], found, named=False)
         # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
