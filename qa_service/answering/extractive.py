@@ -20,7 +20,7 @@ import numpy as np
 from rapidfuzz.distance import OSA
 
 from .followups import standalone_question
-from .specifics import counted_alternatives, counts_any
+from .specifics import counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
@@ -103,7 +103,7 @@ class ExtractiveModel:
             picked = [c for c in per_source if c is per_source[0] or c[0].source.paper_id in about
                       or (c[0].score >= t.multi_share * top or self._kin(c, meaning, words))
                       and (not words or max(x.words for x in c) > t.list_words * words)][: t.max_papers]
-            return listed(picked, figures, composition, [thing for things in counted_alternatives(question) for thing in things])
+            return listed(picked, figures, composition, counted_things(question))
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named)
@@ -151,7 +151,7 @@ class ExtractiveModel:
     def _counting(self, question: str, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
         """A question asking how many of a thing ("number of tasks/questions") gets the paper's best sentence that counts
         one of them, when no sentence chosen does: "over 10 search systems" is a count, not of what was asked."""
-        things = [thing for alternatives in counted_alternatives(question) for thing in alternatives]
+        things = counted_things(question)
         window = self.tuning.count_window
         if not things or any(counts_any(c.text, things, window) for c in chosen):
             return []

@@ -52,6 +52,11 @@ def counted_alternatives(question: str) -> list[list[str]]:
     return found
 
 
+def counted_things(question: str) -> list[str]:
+    """Every thing the question asks a count of, under each name it gives ("tasks or questions": both)."""
+    return [thing for alternatives in counted_alternatives(question) for thing in alternatives]
+
+
 def counts(text: str, thing: str, window: int) -> bool | None:
     """Does the text give a count of the thing (a number at most `window` words before it)? None: it never
     speaks of the thing, so the question may call it by another word and nothing can be said."""
