@@ -74,11 +74,11 @@ class AnswerabilityJudge:
         if unknown and (subject or not sure) and not (is_plural(question) and relevant and not cored):
             # the dense rescue is for a name given in passing ("...like Foo"): a name asked about is the question
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject or unknown))
-        if not relevant or self._off_core(question, asking, found.hits, relevant):
+        held = self._holding(asking, found.hits) if relevant and is_topic_query(question) and not is_plural(question) else None
+        if held is not None and len(held) > 1:  # "process reward model step-level rewards": each paper holding the whole
+            return Verdict.yes([h.paper_id for h in held], every=True)  # topic, first-ranked first (never off-core: held)
+        if not relevant or self._off_core(question, asking, found.hits, relevant, held):
             return Verdict.no(RefusalReason.OFF_TOPIC)
-        held = self._holding(asking, found.hits) if is_topic_query(question) and not is_plural(question) else []
-        if len(held) > 1:  # "process reward model step-level rewards": each paper holding the whole topic, first-ranked first
-            return Verdict.yes([h.paper_id for h in held], every=True)
         if not is_plural(question):
             return self._about(asking, relevant[:1], found, named=False)
         # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
@@ -186,14 +186,16 @@ class AnswerabilityJudge:
         close = sorted((s, i) for i, s in enumerate(scores) if s >= self.settings.sentence_floor)
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
-    def _off_core(self, question: str, asking: str, hits: list[PaperHit], relevant: list[PaperHit]) -> bool:
+    def _off_core(self, question: str, asking: str, hits: list[PaperHit], relevant: list[PaperHit],
+                  held: list[PaperHit] | None = None) -> bool:
         """No retrieved paper (text, title, keywords) holds the question's whole core, and either no sentence of
         theirs is close in meaning or the papers the answer would come from leave a term of it unspoken: the
-        question is on a neighbouring topic the corpus does not have."""
+        question is on a neighbouring topic the corpus does not have. `held`: the papers holding the whole core, when
+        the caller has them already."""
         core = self._core(asking)
         if not core or self.closeness is None:
             return False
-        if self._holding(asking, hits):
+        if self._holding(asking, hits) if held is None else held:
             return False  # one paper holds the whole core
         closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
         if closest < self.settings.core_sentence_floor:
