@@ -198,3 +198,10 @@ def test_a_typo_counts_as_the_word_it_misspells_and_a_word_of_the_language_count
                           content_terms_each, how)
     assert {"refus", "safeti", "align", "llms", "learn", "feder", "retrosynthesi"} <= terms  # absent words of no other language count
     assert not terms & {"refusl", "safti", "san", "donné"}  # typos respelt, French words left out
+
+
+def test_a_corpus_term_with_a_word_of_the_language_joined_after_it_is_no_unknown_name(retriever):
+    """German joins its own noun to an English term ("Mixture-of-Experts-Architekturen"): the term is what is asked."""
+    found = retriever.retrieve("Welche Arbeiten nutzen oder verbessern Mixture-of-Experts-Architekturen?", 5)
+    assert found.unknown_names == []
+    assert retriever.retrieve("Welche Arbeiten nutzen Quantum-Architekturen?", 5).unknown_names == ["Quantum-Architekturen"]

@@ -139,5 +139,13 @@ class NameResolver:
                     entry = self.book[found]
                     matches.setdefault(found, NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
                     covered.add(typed)
-        unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w]]
+        unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w] and not self._headed(w)]
         return list(matches.values()), list(dict.fromkeys(unknown))
+
+    def _headed(self, word: str) -> bool:
+        """A term of the corpus with a word of the question's language joined after it ("Mixture-of-Experts-Architekturen",
+        "Diffusion-Modelle"): the compound names the term, nothing the abstracts lack."""
+        parts = HYPHEN.split(word)
+        head = parts[-1]
+        return (len(parts) > 1 and head.isalpha() and len(head) >= 3 and not is_name_like(head)
+                and self.known_word("-".join(parts[:-1])))
