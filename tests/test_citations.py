@@ -551,6 +551,27 @@ def test_a_claim_reads_the_quote_as_english_does(checker, sources, sentence, ver
     assert verdict_of(checker, sentence, sources) == verdict
 
 
+HALO = [Source(1, "h:1", "Halo", "Both theoretically and empirically, we demonstrate that contrastive tuning improves an "
+                                 "LLM's capacity to tell truly harmful requests from harmless ones. Finally, we conduct 2,400 "
+                                 "training runs across various datasets and optimizers, confirming our theory. Halo keeps the "
+                                 "base weights frozen.")]
+
+
+@pytest.mark.parametrize("sentence,verdict", [
+    ("Contrastive tuning does not improve a model's ability to tell truly harmful requests from harmless ones [1].",
+     "contradicted"),
+    ("The theory is not confirmed by roughly 2,400 training runs across datasets and optimizers [1].", "contradicted"),
+    ("Contrastive tuning improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
+    ("The theory is confirmed by 2,400 training runs across datasets and optimizers [1].", "supported"),
+    ("Contrastive tuning does not just improve a model's capacity to tell truly harmful requests from harmless ones [1].",
+     "supported"),
+    ("Halo's base weights are not updated [1].", "supported"),
+], ids=["verb-denied", "passive-denied", "affirmed", "passive-affirmed", "not-just-adds", "denial-of-what-the-quote-leaves-unsaid"])
+def test_a_sentence_that_denies_with_not_what_its_quote_states_is_contradicted(checker, sentence, verdict):
+    """"Does not improve X" where the quote says "improves X": the abstract's own words, turned by one "not"."""
+    assert verdict_of(checker, sentence, HALO) == verdict
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

@@ -23,7 +23,7 @@ from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, other_statistic, substituted, variant, words
-from .polarity import antonym_clash, contrast_sides, direction_clash, negation_clash, only_clash, opposite_prefix, sole_clash, steady_clash, superlatives, swapped, turned_whole
+from .polarity import antonym_clash, contrast_sides, denied_statement, direction_clash, negation_clash, only_clash, opposite_prefix, sole_clash, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -225,9 +225,13 @@ class Judge:
     def _details(self, claim: str, quote: str, source: Source, about: bool, reads: Reads) -> Problem:
         """A negation the quote does not share, a listed item or an "every"/"only" the quote lacks."""
         said, heard = words(claim), words(quote)
-        clash = negation_clash(claim, self._side(claim, quote, source, reads), reads.stems)
+        side = self._side(claim, quote, source, reads)
+        clash = negation_clash(claim, side, reads.stems)
         if clash and about:
             return SentenceVerdict.CONTRADICTED, f"the quote and the sentence differ on whether '{clash}' holds"
+        denied = denied_statement(claim, side, reads.stems, self.tuning.denied_words) if about else ""
+        if denied:
+            return SentenceVerdict.CONTRADICTED, f"the sentence denies what the quote states: '{denied}'"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
         everywhere = reads.abstracts[source.paper_text].everywhere
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified

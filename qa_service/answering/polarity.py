@@ -226,6 +226,31 @@ def sole_clash(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]])
     return ""
 
 
+_VERBAL_NOT = re.compile(r"\b(?:(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|may|might)\s+not|cannot|never|\w+n't)\s+",
+                         re.I)
+
+
+def denied_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]], least: int) -> str:
+    """The sentence denies, with a verb's "not", what the quote states ("does not improve a model's ability to distinguish
+    toxic prompts" / "improves an LLM's capacity to distinguish truly toxic prompts"): at least `least` of the words the
+    denial governs (to the end of its clause) are in the quote, and the quote denies none of them. Those words."""
+    text = ADDITIVE.sub(" ", claim)
+    heard = stems(quote)
+    quote_denied = stems(" ".join(w for p in denied_phrases(quote) for w in p))
+    said = {w.strip("×x~") for w in words(quote)}
+    for match in _VERBAL_NOT.finditer(text):
+        clause = _CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
+        governed = [w for w in words(clause) if w not in NEGATION and w not in PREPOSITIONS and (len(w) > 3 or _FIGURE.search(w))]
+        found = [w for w in governed if (stems(w) & heard and not stems(w) & quote_denied) or (_FIGURE.search(w) and w.strip("×x~") in said)]
+        if len(found) >= least and not any(stems(w) & quote_denied for w in governed):
+            return " ".join(found)
+    return ""
+
+
+_FIGURE = re.compile(r"\d")
+_CLAUSE_END = re.compile(r"[,;:.()!?](?=\s|$)|\b(?:and|but)\b", re.I)  # "3,900" and "0.4%" go on
+
+
 def departed(text: str) -> str:
     """What the text moves away from without denying it ("from static function fitting to ...", "beyond X"):
     a claim that denies it ("rather than static function fitting") says no more than the text."""

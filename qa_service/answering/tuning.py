@@ -32,6 +32,7 @@ class Tuning:
     only_added_share: float
     detail_zipf: float
     function_zipf: float  # function_word_zipf
+    denied_words: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Tuning":
@@ -41,4 +42,4 @@ class Tuning:
                    settings.comparison_reach, settings.substitution_frame, settings.detail_idf, settings.detail_words,
                    settings.comparative_zipf, settings.role_window, settings.role_common_zipf,
                    settings.name_label_words, settings.substitution_zipf, settings.only_added_share, settings.detail_zipf,
-                   settings.function_word_zipf)
+                   settings.function_word_zipf, settings.denied_words)
