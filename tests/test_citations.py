@@ -572,6 +572,21 @@ def test_a_sentence_that_denies_with_not_what_its_quote_states_is_contradicted(c
     assert verdict_of(checker, sentence, HALO) == verdict
 
 
+CACHET = [Source(1, "k:1", "Cachet", "Cachet achieves up to 6.92× higher cache hit rate and serves at least 3 models at once.")]
+
+
+@pytest.mark.parametrize("sentence,verdict", [
+    ("Cachet achieves at least 6.92× higher cache hit rate [1].", "unverified"),
+    ("Cachet serves up to 3 models at once [1].", "unverified"),
+    ("Cachet achieves up to 6.92x higher cache hit rate [1].", "supported"),
+    ("Cachet serves at least 3 models at once [1].", "supported"),
+    ("Cachet's cache hit rate is 6.92× higher [1].", "supported"),
+], ids=["most-as-least", "least-as-most", "most-kept", "least-kept", "unbounded"])
+def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sentence, verdict):
+    """"Up to 6.92×" is the best case: "at least 6.92×" is another claim, made of the same figure."""
+    assert verdict_of(checker, sentence, CACHET) == verdict
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

@@ -25,6 +25,9 @@ _NUMBER = re.compile(
     r"(?![\w@])",
 )
 _NUMBER_WORD = re.compile(rf"\b({'|'.join(_WORDS)})(?:[\s-](times|fold))?\b", re.I)
+# a figure given as a bound: the most ("up to 6.92x") or the least ("at least 3", "more than 40%") of what was measured
+_AT_MOST = re.compile(r"\b(?:up to|at most|as (?:much|many|high|large) as|no more than|a maximum of|maximum of)\s*$", re.I)
+_AT_LEAST = re.compile(r"\b(?:at least|more than|over|above|exceeding|no less than|a minimum of|greater than)\s*$", re.I)
 _HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|nearly|almost|some|close to|over|more than|up to|~|≈)\s*$", re.I)
 # a clause ends here: a figure's words are the ones inside its clause
 _CLAUSE = re.compile(r"[,;:()]|\b(?:and|while|whereas|but|compared|versus|vs|relative|against|respectively)\b", re.I)
@@ -78,6 +81,7 @@ class Figure:
     at: int  # where it is written, in characters
     end: int
     text: str
+    bound: str = ""  # "most" ("up to 6.92x"), "least" ("at least 3", "more than 40%") or "" (the figure itself)
 
     def matches(self, other: "Figure") -> bool:
         same_kind = self.kind == other.kind or "" in (self.kind, other.kind) and self.kind != "%" and other.kind != "%"
@@ -107,8 +111,10 @@ def figures(text: str, hedge_share: float) -> list[Figure]:
 
 
 def _figure(text: str, start: int, end: int, value: float, kind: str, rounding: float, hedge_share: float) -> Figure:
-    hedged = bool(_HEDGE.search(text[max(0, start - 20):start]))
-    return Figure(value, kind, max(rounding, hedge_share * value if hedged else 0.0), start, end, text[start:end])
+    before = text[max(0, start - 20):start]
+    hedged = bool(_HEDGE.search(before))
+    bound = "most" if _AT_MOST.search(before) else "least" if _AT_LEAST.search(before) else ""
+    return Figure(value, kind, max(rounding, hedge_share * value if hedged else 0.0), start, end, text[start:end], bound)
 
 
 def _share_ranges(text: str, found: list[Figure]) -> None:
@@ -117,7 +123,7 @@ def _share_ranges(text: str, found: list[Figure]) -> None:
     for i in range(len(found) - 1):
         a, b = found[i], found[i + 1]
         if re.fullmatch(r"\s*(?:[-–]|to|and)\s*", text[a.end:b.at]) and not a.kind and b.kind:
-            found[i] = Figure(a.value, b.kind, a.tolerance, a.at, a.end, a.text)
+            found[i] = Figure(a.value, b.kind, a.tolerance, a.at, a.end, a.text, a.bound)
 
 
 @lru_cache(maxsize=4096)

@@ -46,6 +46,9 @@ class FigureCheck:
             near = self._near(claim, figure, wanted, reads)
             same = [g for g in given if figure.matches(g)]
             rivals = [g for g in given if g.kind == figure.kind and not figure.matches(g)]
+            if same and all(g.bound and figure.bound and g.bound != figure.bound for g in same):
+                return SentenceVerdict.UNVERIFIED, (f"the quote gives {same[0].text.strip()} as the {same[0].bound}, "
+                                                    f"the sentence as the {figure.bound}")
             if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
                 mine = max((self._tied(near, quote, g, given, reads) for g in same), key=lambda t: sum(near[w] for w in t))
