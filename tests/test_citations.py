@@ -587,6 +587,23 @@ def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sen
     assert verdict_of(checker, sentence, CACHET) == verdict
 
 
+TIDE = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
+                                 "and +12.4 EM@1 with 18.6% lower latency. Tide plans its route before exploiting the reward.")]
+
+
+@pytest.mark.parametrize("sentence,verdict", [
+    ("Tide gives up to 4.31× lower cache hit rate [1].", "contradicted"),
+    ("Tide makes latency 9.5× higher [1].", "contradicted"),
+    ("Tide gives up to 4.31× higher cache hit rate [1].", "supported"),
+    ("Tide improves EM@1 by 12.4 points [1].", "supported"),  # the "lower" beside it is the next figure's
+    ("Tide plans its route after exploiting the reward [1].", "contradicted"),
+    ("Tide plans its route before exploiting the reward [1].", "supported"),
+], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept"])
+def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, sentence, verdict):
+    """The quote's own figure, said to go the other way for the same thing; a step put after what it comes before."""
+    assert verdict_of(checker, sentence, TIDE) == verdict
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

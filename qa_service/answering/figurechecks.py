@@ -5,11 +5,17 @@ quote (a contradiction when that figure holds every such word) or elsewhere in t
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional
 
 from ..records import SentenceVerdict
 from .abstracts import Read, Reads
-from .claims import Figure, clause, listed_lead, named_things
+from .claims import ARTICLES, PREPOSITIONS, Figure, clause, listed_lead, named_things, words
+from .polarity import DOWN, UP
+
+_WAY_REACH = 3  # words either side of a figure, inside its clause, whose "higher"/"reduction" says which way it goes
+_CLAUSE_MARK = re.compile(r"[,;:()]")
+_DIGIT = re.compile(r"\d")
 
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
 
@@ -49,6 +55,9 @@ class FigureCheck:
             if same and all(g.bound and figure.bound and g.bound != figure.bound for g in same):
                 return SentenceVerdict.UNVERIFIED, (f"the quote gives {same[0].text.strip()} as the {same[0].bound}, "
                                                     f"the sentence as the {figure.bound}")
+            turned = [g for g in same if self._turned(claim, figure, quote, g, near, given, reads)]
+            if same and turned == same and about:
+                return SentenceVerdict.CONTRADICTED, f"the quote gives {same[0].text.strip()} the other way (a rise, not a fall, or the reverse)"
             if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
                 mine = max((self._tied(near, quote, g, given, reads) for g in same), key=lambda t: sum(near[w] for w in t))
@@ -66,6 +75,15 @@ class FigureCheck:
                 return SentenceVerdict.CONTRADICTED, f"the quote gives {tied[0].text.strip()}, not {figure.text.strip()}"
             return SentenceVerdict.UNVERIFIED, f"{figure.text.strip()} is not in the quote"
         return None
+
+    def _turned(self, claim: str, figure: Figure, quote: str, given_figure: Figure, near: dict[str, float],
+                given: list[Figure], reads: Reads) -> bool:
+        """The claim's figure goes one way ("6.92× lower cache hit rate") and the quote's same figure, for the same thing
+        (a word around it is around the quote's too), the other ("improvements of up to 6.92× in cache hit rate")."""
+        mine, theirs = _way(claim, figure), _way(quote, given_figure)
+        if not mine or not theirs or mine == theirs:
+            return False
+        return any(t not in _WAY_STEMS for t in self._tied(near, quote, given_figure, given, reads))
 
     def _own(self, claim: str, quote: str, rival: Figure, same: list[Figure], wanted: list[Figure], given: list[Figure],
              reads: Reads) -> bool:
@@ -94,3 +112,24 @@ class FigureCheck:
         there = clause(quote, figure, [g for g in given if g is not figure])
         around = reads.stems(there + " " + lead if lead else there)
         return {term for term in near if around.has(term, self.same_form)}
+
+
+_WAY_STEMS = {w[:5] for w in UP | DOWN}  # the direction words' own stems are no thing the figure is for
+
+
+def _spoken(tokens: list[str]) -> list[str]:
+    """The words that say something: "improvements of up to 6.92×" is "improvements 6.92×"."""
+    return [t for t in tokens if len(t) > 2 and t not in PREPOSITIONS and t not in ARTICLES or t == "than"]
+
+
+def _way(text: str, figure: Figure) -> str:
+    """Which way the text says its figure goes: "up", "down", or "" (neither, or both)."""
+    left = _spoken(words(_CLAUSE_MARK.split(text[:figure.at])[-1]))
+    right = _spoken(words(_CLAUSE_MARK.split(text[figure.end:])[0]))
+    figured = [i for i, t in enumerate(left) if _DIGIT.search(t)] + [-1]  # another figure binds the words past it
+    left = left[max(figured) + 1:][-_WAY_REACH:]
+    right = right[:next((i for i, t in enumerate(right) if _DIGIT.search(t)), len(right))][:_WAY_REACH]
+    seq = left + right
+    ways = {"up" if w in UP else "down" for i, w in enumerate(seq)
+            if (w in UP or w in DOWN) and seq[i + 1:i + 2] != ["than"]}  # "more than 40%" bounds, points nowhere
+    return ways.pop() if len(ways) == 1 else ""
