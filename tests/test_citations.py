@@ -587,7 +587,7 @@ def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sen
     assert verdict_of(checker, sentence, CACHET) == verdict
 
 
-TIDE = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
+TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
                                  "and +12.4 EM@1 with 18.6% lower latency. Tide plans its route before exploiting the reward.")]
 
 
@@ -601,7 +601,7 @@ TIDE = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× 
 ], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept"])
 def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, sentence, verdict):
     """The quote's own figure, said to go the other way for the same thing; a step put after what it comes before."""
-    assert verdict_of(checker, sentence, TIDE) == verdict
+    assert verdict_of(checker, sentence, TIDEWAY) == verdict
 
 
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):

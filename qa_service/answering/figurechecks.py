@@ -55,9 +55,6 @@ class FigureCheck:
             if same and all(g.bound and figure.bound and g.bound != figure.bound for g in same):
                 return SentenceVerdict.UNVERIFIED, (f"the quote gives {same[0].text.strip()} as the {same[0].bound}, "
                                                     f"the sentence as the {figure.bound}")
-            turned = [g for g in same if self._turned(claim, figure, quote, g, near, given, reads)]
-            if same and turned == same and about:
-                return SentenceVerdict.CONTRADICTED, f"the quote gives {same[0].text.strip()} the other way (a rise, not a fall, or the reverse)"
             if same:  # another figure of its kind, or another measure (% or x) the claim does not give, may be the one for that thing
                 best_same = max(self._tie(near, quote, g, given, reads) for g in same)
                 mine = max((self._tied(near, quote, g, given, reads) for g in same), key=lambda t: sum(near[w] for w in t))
@@ -69,6 +66,8 @@ class FigureCheck:
                             return SentenceVerdict.CONTRADICTED, f"the quote gives {rival.text.strip()} for that, not {figure.text.strip()}"
                         # each holds words the other lacks: which figure is for that thing is not clear
                         return SentenceVerdict.UNVERIFIED, f"the quote gives {rival.text.strip()} beside words of the sentence too"
+                if about and all(self._turned(claim, figure, quote, g, near, given, reads) for g in same):
+                    return SentenceVerdict.CONTRADICTED, f"the quote gives {same[0].text.strip()} the other way (a rise, not a fall, or the reverse)"
                 continue
             tied = [r for r in rivals if self._tie(near, quote, r, given, reads) > 0]
             if tied and about:
