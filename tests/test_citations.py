@@ -604,6 +604,13 @@ def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, senten
     assert verdict_of(checker, sentence, TIDEWAY) == verdict
 
 
+def test_a_short_acronym_denied_is_a_thing_denied(checker):
+    """"Without RL" denies RL as "without retraining" denies retraining: an acronym is short, not a function word."""
+    comas = [Source(1, "c:1", "Comas", "Comas generates intrinsic rewards from discussion and optimizes each agent's policy via RL.")]
+    assert verdict_of(checker, "Comas optimizes each agent's policy without RL [1].", comas) == "contradicted"
+    assert verdict_of(checker, "Comas optimizes each agent's policy with RL [1].", comas) == "supported"
+
+
 def test_a_bold_line_with_its_source_s_marker_is_a_heading_not_a_claim(checker):
     answer = "**Tequila [1]**\nTequila is a trapping-free quantization method [1].\n\n**RouterArena** [2]\nIt ships a leaderboard [2]."
     units = {u.text: u for u in checker.check(answer, SOURCES).sentences}

@@ -164,6 +164,7 @@ def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
     item of a list the negation opens ("requires no extra data, expert feedback, or task knowledge"; "no X or Y"),
     each item a phrase of its own. "Not just X" denies nothing."""
     text, out = ADDITIVE.sub(" ", text), []
+    acronyms = set(_ACRONYM.findall(text))
     tokens = [t for phrase in _PHRASE.split(text) for t in words(phrase) + [","]]  # a negation ends with its phrase
     for i, t in enumerate(tokens):
         if _negates(tokens, i):
@@ -171,8 +172,8 @@ def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
             for w in tokens[i + 1:i + 1 + 3 * reach]:
                 if w in PREPOSITIONS and taken or len(taken) == reach or w == ",":
                     break
-                if w not in NEGATION and len(w) > 3 and w not in PREPOSITIONS and w != "than":  # "rather than"
-                    taken.append(w)
+                if w not in NEGATION and (len(w) > 3 or w.upper() in acronyms) and w not in PREPOSITIONS and w != "than":
+                    taken.append(w)  # not "than" of "rather than"; an acronym is a thing however short ("without RL")
             if taken:
                 out.append(taken)
         elif t.endswith("-free") and len(t) > 8:  # "clipping-free": without clipping
@@ -182,6 +183,9 @@ def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
         if listed and not re.fullmatch(r"[^,]*,\s*(?:and|or|nor)\s.*", listed.group(0)):  # "avoid X, and do Y": a new clause
             out.extend([w] for w in words(listed.group(0)) if w not in NEGATION and len(w) > 3)
     return out
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{2,3}\b")  # RL, SGD, GPU: short, and each a thing
 
 
 def _negates(tokens: list[str], i: int) -> bool:
