@@ -588,7 +588,9 @@ def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sen
 
 
 TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
-                                 "and +12.4 EM@1 with 18.6% lower latency. Tide plans its route before exploiting the reward.")]
+                                 "and +12.4 EM@1 with 18.6% lower latency, and 40.9% lower edge growth. Tide plans its route before "
+                                 "exploiting the reward. Route tuning improves an LLM's capacity to tell truly harmful requests "
+                                 "from harmless ones.")]
 
 
 @pytest.mark.parametrize("sentence,verdict", [
@@ -598,7 +600,12 @@ TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31
     ("Tide improves EM@1 by 12.4 points [1].", "supported"),  # the "lower" beside it is the next figure's
     ("Tide plans its route after exploiting the reward [1].", "contradicted"),
     ("Tide plans its route before exploiting the reward [1].", "supported"),
-], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept"])
+    ("Tide gives roughly 41% higher edge growth [1].", "contradicted"),
+    ("Tide reduces edge growth by about 41% [1].", "supported"),  # "growth" is what is measured, "reduces" the way
+    ("It degrades a model's ability to tell truly harmful requests from harmless ones [1].", "contradicted"),
+    ("It improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
+], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept",
+        "beside-the-figure", "measured-noun", "verb-turned", "verb-kept"])
 def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, sentence, verdict):
     """The quote's own figure, said to go the other way for the same thing; a step put after what it comes before."""
     assert verdict_of(checker, sentence, TIDEWAY) == verdict

@@ -16,6 +16,8 @@ from .polarity import DOWN, UP
 _WAY_REACH = 3  # words either side of a figure, inside its clause, whose "higher"/"reduction" says which way it goes
 _CLAUSE_MARK = re.compile(r"[,;:()]")
 _DIGIT = re.compile(r"\d")
+# a direction word that is a noun ("growth", "a 9.5× reduction") may name what is measured: a way only beside its figure
+_MEASURE_NOUN = re.compile(r"(?:th|ments?|tions?|ups?|downs?)$")
 
 Problem = Optional[tuple[SentenceVerdict, str]]  # what one check found wrong, or None
 
@@ -129,6 +131,11 @@ def _way(text: str, figure: Figure) -> str:
     left = left[max(figured) + 1:][-_WAY_REACH:]
     right = right[:next((i for i, t in enumerate(right) if _DIGIT.search(t)), len(right))][:_WAY_REACH]
     seq = left + right
-    ways = {"up" if w in UP else "down" for i, w in enumerate(seq)
-            if (w in UP or w in DOWN) and seq[i + 1:i + 2] != ["than"]}  # "more than 40%" bounds, points nowhere
-    return ways.pop() if len(ways) == 1 else ""
+    ways = {(abs(i - len(left) + 0.5), "up" if w in UP else "down") for i, w in enumerate(seq)
+            if (w in UP or w in DOWN) and seq[i + 1:i + 2] != ["than"]  # "more than 40%" bounds, points nowhere
+            and (not _MEASURE_NOUN.search(w) or abs(i - len(left) + 0.5) == 0.5)}  # "edge growth" is what is measured
+    if not ways:
+        return ""
+    found = {way for _, way in ways}
+    beside = {way for d, way in ways if d == 0.5}  # "40.9% lower edge growth": the word beside the figure, not the noun after
+    return found.pop() if len(found) == 1 else beside.pop() if len(beside) == 1 else ""

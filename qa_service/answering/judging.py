@@ -23,7 +23,7 @@ from .abstracts import Read, Reads, Terms
 from .bindings import rare_word, roles
 from .figurechecks import FigureCheck
 from .claims import FIGURE_PIECE, FUNCTION_WORDS, HEDGES, INTENSIFIERS, JOINS, LIGHT, QUANTIFIERS, SCAFFOLD, about_prior_work, ending, enumerated, exchanged, fold, likened, named_things, object_words, other_compound, other_statistic, substituted, variant, words
-from .polarity import antonym_clash, contrast_sides, denied_statement, direction_clash, negation_clash, only_clash, opposite_prefix, sole_clash, steady_clash, superlatives, swapped, turned_whole
+from .polarity import antonym_clash, contrast_sides, denied_statement, direction_clash, turned_statement, negation_clash, only_clash, opposite_prefix, sole_clash, steady_clash, superlatives, swapped, turned_whole
 from .tuning import Tuning
 
 Embed = Callable[[list[str]], Any]  # texts -> L2-normalised vectors (MiniLM), cached by the caller
@@ -232,6 +232,9 @@ class Judge:
         denied = denied_statement(claim, side, reads.stems, self.tuning.denied_words) if about else ""
         if denied:
             return SentenceVerdict.CONTRADICTED, f"the sentence denies what the quote states: '{denied}'"
+        turned = turned_statement(claim, side, reads.stems, self.tuning.denied_words) if about else ""
+        if turned:
+            return SentenceVerdict.CONTRADICTED, f"the sentence says the other way what the quote states of '{turned}'"
         held, terms = reads.stems(quote), self._terms(claim, source, reads)
         everywhere = reads.abstracts[source.paper_text].everywhere
         unseen = sorted(t for t, weight in terms.items() if weight >= self.tuning.detail_idf and t not in self.quantified

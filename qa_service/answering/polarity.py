@@ -252,6 +252,33 @@ def denied_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[
     return ""
 
 
+def turned_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[str]], least: int) -> str:
+    """The sentence says the other way what the quote states of the same thing ("degrades a model's ability to
+    distinguish toxic prompts" / "improves an LLM's capacity to distinguish truly toxic prompts"): a comparison word of
+    one way in the sentence, one of the other way in the quote, and at least `least` of the words each governs (to the end
+    of its clause) shared, the quote saying none of them the sentence's way. Those words."""
+    def governed(text: str) -> list[tuple[str, set[str]]]:
+        out = []
+        for match in _WORD_AT.finditer(text):
+            word = match.group(0).lower()
+            if (word in UP or word in DOWN) and _CHANGING.search(word):  # "improves", not "long" (a kind, no change)
+                after = _CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
+                terms = set().union(*[stems(w) for w in words(after) if w not in UP and w not in DOWN and w not in PREPOSITIONS
+                                      and len(w) > 3]) if after.strip() else set()
+                out.append(("up" if word in UP else "down", terms))
+        return out
+    theirs = governed(quote)
+    for way, terms in governed(claim):
+        same_way = set().union(*[t for w, t in theirs if w == way]) if theirs else set()
+        for other, held in theirs:
+            shared = (terms & held) - same_way
+            if other != way and len(shared) >= least:
+                return " ".join(sorted(shared))
+    return ""
+
+
+_WORD_AT = re.compile(r"[A-Za-z]+")
+_CHANGING = re.compile(r"(?:[^s]s|ed|ing)$")  # a verb's form: what a thing does, not what it is ("less" is no verb)
 _FIGURE = re.compile(r"\d")
 _CLAUSE_END = re.compile(r"[,;:.()!?](?=\s|$)|\b(?:and|but)\b", re.I)  # "3,900" and "0.4%" go on
 
