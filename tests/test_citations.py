@@ -590,7 +590,7 @@ def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sen
 TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
                                  "and +12.4 EM@1 with 18.6% lower latency, and 40.9% lower edge growth. Tide plans its route before "
                                  "exploiting the reward. Route tuning improves an LLM's capacity to tell truly harmful requests "
-                                 "from harmless ones.")]
+                                 "from harmless ones. Tide is the first open platform for comparing LLM routers.")]
 
 
 @pytest.mark.parametrize("sentence,verdict", [
@@ -604,8 +604,10 @@ TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31
     ("Tide reduces edge growth by about 41% [1].", "supported"),  # "growth" is what is measured, "reduces" the way
     ("It degrades a model's ability to tell truly harmful requests from harmless ones [1].", "contradicted"),
     ("It improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
+    ("Tide is the last open platform for comparing LLM routers [1].", "contradicted"),
+    ("Tide is the first open platform for comparing LLM routers [1].", "supported"),
 ], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept",
-        "beside-the-figure", "measured-noun", "verb-turned", "verb-kept"])
+        "beside-the-figure", "measured-noun", "verb-turned", "verb-kept", "last-for-first", "first-kept"])
 def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, sentence, verdict):
     """The quote's own figure, said to go the other way for the same thing; a step put after what it comes before."""
     assert verdict_of(checker, sentence, TIDEWAY) == verdict

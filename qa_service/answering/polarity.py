@@ -71,7 +71,7 @@ ANTONYMS = (
     ("minimal", "substantial"), ("minimal", "significant"), ("negligible", "substantial"), ("negligible", "significant"),
     ("minor", "major"), ("slight", "substantial"),  # the size of an effect
     ("necessary", "sufficient"), ("coupled", "decoupled"), ("centralized", "decentralized"),  # of conditions and designs
-    ("before", "after"),  # of an order of steps
+    ("before", "after"), ("first", "last"),  # of an order of steps
 )
 
 _PARTICLES = {"up", "down", "off", "out"}  # "slow down", "speed up": part of the verb
