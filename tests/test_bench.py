@@ -27,3 +27,15 @@ def test_generated_files_load_and_questions_point_at_their_answer(tmp_path):
         paper = loaded[question.gold[0]]
         assert question.answer_facts[0] in paper.text
         assert question.question.split()[3] in paper.text  # the method's name
+
+
+def test_perturbations_turn_a_sentence_the_way_their_names_say():
+    """bench/perturbations.py: each attack changes what it says it changes, once, and leaves other sentences alone."""
+    from bench.perturbations import PERTURBATIONS
+
+    assert PERTURBATIONS["verb -> does not verb"]("It reduces latency and improves recall.") == "It does not reduce latency and improves recall."
+    assert PERTURBATIONS["verb -> does not verb"]("It uses RL.") == "It does not use RL."
+    assert PERTURBATIONS["is -> is not"]("It is fast and is small.") == "It is not fast and is small."
+    assert PERTURBATIONS["up to -> at least"]("Gains of up to 3x.") == "Gains of at least 3x."
+    assert PERTURBATIONS["+ invented hardware"]("It trains fast.") == "It trains fast using 64 TPU v5 pods"
+    assert PERTURBATIONS["higher -> lower"]("No comparison here.") == "No comparison here."
