@@ -133,3 +133,12 @@ def test_asked_figures_near_misses_off_topic_and_multi_precision():
     assert asked["off_topic_refused"] == {"n": 1, "value": 1.0}
     assert asked["multi_gold_cited"] == {"n": 1, "value": 0.5} and asked["multi_precision"] == {"n": 1, "value": round(1 / 3, 3)}
     assert "0.500 (2)" in format_asked_table(asked)
+
+
+def test_a_fact_copied_from_the_raw_abstract_is_found_as_the_service_prints_it():
+    """Abstracts write "7\\%" and "$+39.3$"; the service prints the cleaned text ("7%", "+39.3"), so must the check."""
+    from qa_service.answering.evaluation import fact_found
+
+    assert fact_found(r"the best performer reaching just 7\%", "Most reach 0%, the best performer reaching just 7% [1].")
+    assert fact_found("$+39.3$ EM@1 with 18.6% lower latency", "CLAUSE achieves +39.3 EM@1 with 18.6% lower latency [1].")
+    assert not fact_found(r"reaching just 9\%", "the best performer reaching just 7% [1].")

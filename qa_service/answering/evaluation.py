@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..corpus.reading import iter_jsonl
+from ..corpus.textclean import clean_text
 from ..errors import CorpusError
 from ..records import Answer, RefusalReason, SentenceKind
 from ..retrieval.retriever import Retriever
@@ -90,7 +91,8 @@ def normalize(text: str) -> str:
 
 
 def fact_found(fact: str, answer: str) -> bool:
-    return normalize(fact) in normalize(answer)
+    """A fact copied from the raw abstract ("just 7\\%", "$+39.3$ EM@1") is found as the service prints it: cleaned."""
+    return normalize(clean_text(fact)) in normalize(answer)
 
 
 # a figure: a number on its own (26.95%, +3.5%, 3.0×, 1,000, 2-5x, 10K), not a digit inside a name (Qwen2.5-7B, L0, Pass@1)
