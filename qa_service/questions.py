@@ -189,6 +189,12 @@ def asked_details(question: str) -> list[DetailKind]:
 # A figure is asked by a unit, a quantity wh-phrase or a word that names figures themselves; a metric
 # noun ("accuracy", "latency") asks for one only when the question does not open as a "how can" or
 # yes/no question, where it names the topic ("How can X cut latency?").
+# what a study found ("What did RefineBench show about ...?", "What does ELEPHANT reveal?"): its results, figured or not
+_FINDINGS = re.compile(
+    r"\bwhat\b.{0,60}\b(?:does|do|did)\b.{0,80}\b(?:show|find|reveal|demonstrate|observe|conclude|uncover)\b"
+    r"|\b(?:findings|main result|key result)s?\b",
+    re.I,
+)
 _FIGURES = re.compile(
     r"\d\s*(?:%|×|x\b|ms\b|gb\b|mb\b|tb\b|k\b|pp\b|points?\b|pts\b)|[%×‰]|\bpercent\w*\b|\bflops\b|\btokens?/s\b"
     r"|\bhow\s+(?:much|many|large|big|small|fast|slow|long|often|well|good|accurate|close|far)\b|\bby how much\b"
@@ -339,7 +345,7 @@ def answer_kind(question: str) -> AnswerKind:
         return AnswerKind.COMPARISON
     if _LIMITATIONS.search(text):
         return AnswerKind.LIMITATIONS
-    if asks_figures(text):
+    if asks_figures(text) or _FINDINGS.search(text):
         return AnswerKind.RESULTS
     for kind, cue in ((AnswerKind.PROBLEM, _PROBLEM), (AnswerKind.YES_NO, _YES_NO), (AnswerKind.DEFINITION, _DEFINITION),
                       (AnswerKind.MECHANISM, _MECHANISM)):

@@ -50,6 +50,9 @@ def test_a_question_about_several_papers_is_told_by_its_wording(question, plural
     ("Give me the numbers for Zorblax on the held-out set.", AnswerKind.RESULTS),
     ("Summarize the results of Zorblax", AnswerKind.RESULTS),
     ("Zorblax speedup", AnswerKind.RESULTS),
+    ("What did Zorblax show about models refining their own answers?", AnswerKind.RESULTS),  # what a study found
+    ("What are the main findings of Zorblax?", AnswerKind.RESULTS),
+    ("What does Zorblax do?", AnswerKind.OVERVIEW),
     ("¿Cuánto mejora Zorblax la precisión?", AnswerKind.RESULTS),
     ("Quanto mais rápido é o Zorblax?", AnswerKind.RESULTS),
     ("Zorblax の推論速度はどのくらい向上しますか？", AnswerKind.RESULTS),
