@@ -191,7 +191,7 @@ def asked_details(question: str) -> list[DetailKind]:
 # yes/no question, where it names the topic ("How can X cut latency?").
 # what a study found ("What did RefineBench show about ...?", "What does ELEPHANT reveal?"): its results, figured or not
 _FINDINGS = re.compile(
-    r"\bwhat\b.{0,60}\b(?:does|do|did)\b.{0,80}\b(?:show|find|reveal|demonstrate|observe|conclude|uncover)\b"
+    r"\bwhat\s+(?:does|do|did|has|have)\b.{0,80}\b(?:show|find|reveal|demonstrate|observe|conclude|uncover)\b"  # not "what head did X find"
     r"|\b(?:findings|main result|key result)s?\b",
     re.I,
 )

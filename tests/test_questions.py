@@ -53,6 +53,7 @@ def test_a_question_about_several_papers_is_told_by_its_wording(question, plural
     ("What did Zorblax show about models refining their own answers?", AnswerKind.RESULTS),  # what a study found
     ("What are the main findings of Zorblax?", AnswerKind.RESULTS),
     ("What does Zorblax do?", AnswerKind.OVERVIEW),
+    ("What new kind of head did Zorblax find?", AnswerKind.OVERVIEW),  # a thing found, not findings
     ("¿Cuánto mejora Zorblax la precisión?", AnswerKind.RESULTS),
     ("Quanto mais rápido é o Zorblax?", AnswerKind.RESULTS),
     ("Zorblax の推論速度はどのくらい向上しますか？", AnswerKind.RESULTS),
