@@ -20,7 +20,7 @@ from ..config import Settings
 from ..corpus.names import name_key, typo_budget
 from ..corpus.roles import Role, sentence_roles
 from ..store.lexical import content_terms, content_terms_each
-from ..store.spelling import OTHER_LANGUAGES
+from ..corpus.names import OTHER_LANGUAGES
 
 # how questions are put, not what they are about (stemmed like the question)
 _ASKING_WORDS = content_terms(

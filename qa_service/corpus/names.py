@@ -15,6 +15,7 @@ import unicodedata
 from typing import AbstractSet, Callable, Iterable
 
 from rapidfuzz import process
+from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
@@ -69,6 +70,12 @@ def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words:
 def _names_it(typed: str, entry: dict) -> bool:
     """An exact key match names the paper, unless the name is also a corpus word typed as that word."""
     return not (entry.get("word") and typed.islower())
+
+
+OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
+# a word is another language's ("Architekturen") when that language uses it ten times as often as English does (Zipf + 1):
+# "Flash-Shepherd" joins an English word, and stays a name
+_FOREIGN_MARGIN = 1.0
 
 
 def joined_name(word: str) -> list[str]:
@@ -147,5 +154,8 @@ class NameResolver:
         "Diffusion-Modelle"): the compound names the term, nothing the abstracts lack."""
         parts = HYPHEN.split(word)
         head = parts[-1]
-        return (len(parts) > 1 and head.isalpha() and len(head) >= 3 and not is_name_like(head)
-                and self.known_word("-".join(parts[:-1])))
+        if len(parts) < 2 or not head.isalpha() or len(head) < 3 or is_name_like(head):
+            return False
+        english = zipf_frequency(head, "en")
+        foreign = any(zipf_frequency(head, language) > english + _FOREIGN_MARGIN for language in OTHER_LANGUAGES)
+        return foreign and self.known_word("-".join(parts[:-1]))

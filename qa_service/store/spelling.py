@@ -19,10 +19,9 @@ from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..config import Settings
-from ..corpus.names import typo_budget
+from ..corpus.names import OTHER_LANGUAGES, typo_budget
 
 _WORD = re.compile(r"[^\W\d_]+")
-OTHER_LANGUAGES = ("es", "pt", "fr", "de")  # the accepted languages written with spaces, besides English
 
 
 @dataclass(frozen=True)
