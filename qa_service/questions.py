@@ -81,8 +81,15 @@ def is_venue(word: str) -> bool:
 
 
 def is_plural(question: str) -> bool:
-    """Does the question ask about several papers, in English or in another accepted language ("Quels articles...")?"""
-    return bool(_PLURAL.search(question) or _LIST_OTHER.search(question))
+    """Does the question ask about several papers, in English or in another accepted language ("Quels articles...")?
+    Works a paper is measured against ("by how much does it beat prior methods?") are no list asked for."""
+    text = _COMPARED_WORKS.sub(" ", question)
+    return bool(_PLURAL.search(text) or _LIST_OTHER.search(text))
+
+
+_COMPARED_WORKS = re.compile(
+    r"\b(?:prior|existing|previous|earlier|baseline|competing|conventional|traditional|standard|state-of-the-art|sota)"
+    r"\s+(?:[\w-]+\s+)?(?:methods|approaches|works|techniques|baselines)\b", re.I)
 
 
 def is_topic_query(question: str) -> bool:
@@ -299,7 +306,7 @@ def asks_number(question: str) -> bool:
 
 # where one question ends and the next begins: a question mark, or "and" before another wh-word
 _SUB_ASK = re.compile(
-    r"(?<=[?？])\s*|,?\s+and\s+(?=(?:what|what's|whats|which|how|who|where|when|why)\b)"
+    r"(?<=[?？])\s*|,?\s+and\s+(?=(?:(?:by|in|at|on|for)\s+)?(?:what|what's|whats|which|how|who|where|when|why)\b)"
     # "and" before a wh-word in the other accepted languages: "¿Cuántas preguntas tiene y cuál es la tasa?"
     r"|,?\s+(?:y|e|et|und|ed)\s+(?=(?:qu[ée]|cu[áa]l(?:es)?|cu[áa]nt[oa]s?|c[óo]mo|qual|quais|quant[oa]s?|como|quel(?:le)?s?"
     r"|combien|comment|wie|was|welche[rsn]?|quale|quali|come)\b)",

@@ -34,6 +34,9 @@ from qa_service.records import AnswerKind
     ("¿Hay algo sobre el desaprendizaje de LLMs?", True),
     ("Gibt es etwas über Modellzusammenführung?", True),
     ("Does CoMAS need anything beyond the agents' own talk?", False),  # "anything" not asking for papers on a topic
+    ("By how much does Zorblax beat prior state-of-the-art methods?", False),  # works it is measured against
+    ("Which papers beat existing methods on routing?", True),
+    ("What other papers work on routing?", True),
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
@@ -89,6 +92,7 @@ def test_a_quantity_word_or_unit_asks_for_figures(question, figures):
     ("Wie viele Aufgaben hat Zorblax und wie gut ist das beste Modell?", 2),
     ("Quantas tarefas tem o Zorblax e qual é a melhor taxa?", 2),
     ("¿Qué tasa de éxito logra Zorblax en tareas largas y cortas?", 1),  # "y" joining two things is one question
+    ("How much faster is Zorblax, and by how much does it beat prior methods?", 2),  # "and by how much"
 ])
 def test_two_questions_joined_by_and_are_two_in_any_accepted_language(question, parts):
     assert len(sub_questions(question)) == parts
