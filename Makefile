@@ -35,6 +35,9 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh2_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh3_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh4_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh5_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh8_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh14_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
