@@ -154,7 +154,8 @@ DETAIL_KINDS = (
     # which model was used: models are named with a version or size (Qwen2.5-7B, GPT-4o, Llama-3-8B); a single
     # capital and digits is hardware (A100, H100, L40), and RTX/GTX/TPU/MI families are too
     DetailKind("model used", re.compile(
-        r"\b(?:which|what)\s+(?:\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b"
+        # not "which seed a model came from": an article opens another thing, the one asked about
+        r"\b(?:which|what)\s+(?:of\s+(?:the\s+)?|(?!(?:a|an|the)\b)\w+\s+){0,2}(?:llms?|language models?|base models?|backbones?|models?)\s+(?:did|do|does|was|were|is|are|came|come|scored|score|performed|perform|got|get|had|has)\b"
         r"|\b(?:which|what) (?:\w+ ){0,2}base (?:llms?|models?|language models?|checkpoints?)\b"
         r"|\b(?:fine-?tuned|trained|initiali[sz]ed|built) (?:from|on top of)\b(?! scratch)"
         r"|\b(?:qu[ée]|qual|quais|quel|quels|quelle) (?:\w+ )?(?:modelos?|mod[eè]les?) (?:base|de base)\b|\bwelche\w* basismodell\w*"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from qa_service.questions import answer_kind, asks_figures, is_plural, sub_questions
+from qa_service.questions import answer_kind, asked_details, asks_figures, is_plural, sub_questions
 from qa_service.records import AnswerKind
 
 
@@ -122,3 +122,12 @@ def test_a_search_box_query_is_a_few_words_that_neither_ask_nor_tell(question, t
     from qa_service.questions import is_topic_query
 
     assert is_topic_query(question) is topic
+
+
+@pytest.mark.parametrize("question,asked", [
+    ("How does Zorblax tell which seed a language model came from?", []),  # "a model" is another thing: the seed is asked
+    ("Which base model did Zorblax fine-tune?", ["model used"]),
+    ("Which of the models did best on Quux?", ["model used"]),
+])
+def test_which_model_is_asked_only_when_the_model_is_what_which_asks_about(question, asked):
+    assert [kind.name for kind in asked_details(question)] == asked
