@@ -112,6 +112,12 @@ def test_a_name_that_is_also_a_corpus_word_names_nothing_in_lower_case(retriever
     assert [n.name for n in upper.names] == ["MATH"]
 
 
+def test_a_hyphened_name_that_is_also_a_corpus_word_names_nothing_in_lower_case(retriever):
+    """Two titles write "Multi‑Agent" (a non-breaking hyphen); abstracts write "multi-agent" as a word."""
+    lower = retriever.retrieve("Why use a diffusion model to estimate the global state in cooperative multi-agent RL?")
+    assert not lower.names and not any(h.named for h in lower.hits)
+
+
 def test_bm25_top_n_is_the_best_scoring_chunks_best_first_and_ties_in_index_order():
     """BM25's top n is taken among the chunks that score at all (numpy's partition over every chunk took
     12-24 ms at 70,000 chunks when most scores tie); the scores must be exactly bm25s's own, best first."""

@@ -58,11 +58,12 @@ def build_name_book(names_by_paper: dict[str, set[str]], max_papers: int, words:
     `word` marks a name the corpus also uses as an ordinary lower-case word (the MATH benchmark
     and "math"): typed in lower case, it is that word, not the name."""
     book: dict[str, dict] = {}
+    word_keys = {name_key(w) for w in words}  # "multi-agent" is the word "Multi‑Agent" (any hyphen) is typed as
     for pid, names in names_by_paper.items():
         for name in names:
             key = name_key(name)
             if len(key) >= 3:
-                entry = book.setdefault(key, {"name": name, "papers": [], "word": key in words})
+                entry = book.setdefault(key, {"name": name, "papers": [], "word": key in word_keys})
                 entry["papers"].append(pid)
     return {k: v for k, v in book.items() if len(v["papers"]) <= max_papers}
 

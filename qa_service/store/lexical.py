@@ -28,7 +28,7 @@ from ..records import paper_of
 from .spelling import Respelling, respelt_terms
 
 META = "qa_meta.json"
-NAMES_VERSION = 3  # the rules names.py and abbreviations.py find names by (3: abbreviations kept); a saved index under others is rebuilt
+NAMES_VERSION = 4  # the rules names.py and abbreviations.py find names by (3: abbreviations kept; 4: a hyphened word marks its name); a saved index under others is rebuilt
 _STEMMER = Stemmer.Stemmer("english")
 _CONTENT_STOP = frozenset(STOPWORDS_EN_PLUS)  # 179 words; BM25 itself ranks best with bm25s's 33 ("en")
 
