@@ -173,6 +173,15 @@ def test_a_figure_the_abstract_lacks_beside_a_question_it_answers_is_said_absent
     assert "confocal microscope" in result.answer and result.grounded
 
 
+def test_figures_asked_of_an_abstract_that_gives_none_are_said_absent_before_what_it_reports(answerer):
+    """"What F1 does Glimmer achieve?" asks figures without a quantity word: Glimmer's abstract has no number, so the
+    answer says so, then gives what the abstract does report (never a bare result sentence read as the answer)."""
+    result = answerer.ask("What F1 does Glimmer achieve on the ribbon benchmark?")
+    assert result.refusal_reason is None, result.answer
+    assert result.answer.startswith("The abstract of Glimmer: Thermal Imaging of Graphene Ribbons does not report the figure asked for.")
+    assert result.sentences[0].kind is SentenceKind.SERVICE
+
+
 @pytest.mark.parametrize("thing", ["COCO", "MS-COCO", "ImageNet"])
 def test_a_benchmark_spelt_as_a_common_word_or_shared_by_the_field_is_a_named_thing(answerer, thing):
     """COCO is a common word in lower case, wordfreq reads MS-COCO as its parts, ImageNet names no one paper: each is still a benchmark."""

@@ -264,6 +264,10 @@ class AnswerabilityJudge:
                 said = ([f"results on {', '.join(absent)}"] if absent else []) + missing
                 return Verdict.no(RefusalReason.DETAIL_MISSING, ", ".join(said), ids)
             return Verdict.yes(ids, every, absent, missing)
+        if named and answer_kind(asking) is AnswerKind.RESULTS and not any(states_number(h.text) for h in papers):
+            # "What Recall@10 does it achieve?": figures asked where the abstract gives none; what it reports is given, the
+            # absence said (a results question the abstract answers in words is no refusal)
+            return Verdict.yes(ids, every, (), ["the figure asked for"])
         # "Which six QA datasets does it use?" where the abstract says "on six QA datasets": what it says of them is
         # given, the names said absent (never a refusal: the abstract does speak of the thing)
         unnamed = unnamed_kinds(asking, [h.text for h in papers], [h.label for h in papers])
