@@ -555,62 +555,49 @@ HALO = [Source(1, "h:1", "Halo", "Both theoretically and empirically, we demonst
                                  "LLM's capacity to tell truly harmful requests from harmless ones. Finally, we conduct 2,400 "
                                  "training runs across various datasets and optimizers, confirming our theory. Halo keeps the "
                                  "base weights frozen.")]
-
-
-@pytest.mark.parametrize("sentence,verdict", [
-    ("Contrastive tuning does not improve a model's ability to tell truly harmful requests from harmless ones [1].",
-     "contradicted"),
-    ("The theory is not confirmed by roughly 2,400 training runs across datasets and optimizers [1].", "contradicted"),
-    ("Contrastive tuning improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
-    ("The theory is confirmed by 2,400 training runs across datasets and optimizers [1].", "supported"),
-    ("Contrastive tuning does not just improve a model's capacity to tell truly harmful requests from harmless ones [1].",
-     "supported"),
-    ("Halo's base weights are not updated [1].", "supported"),
-], ids=["verb-denied", "passive-denied", "affirmed", "passive-affirmed", "not-just-adds", "denial-of-what-the-quote-leaves-unsaid"])
-def test_a_sentence_that_denies_with_not_what_its_quote_states_is_contradicted(checker, sentence, verdict):
-    """"Does not improve X" where the quote says "improves X": the abstract's own words, turned by one "not"."""
-    assert verdict_of(checker, sentence, HALO) == verdict
-
-
 CACHET = [Source(1, "k:1", "Cachet", "Cachet achieves up to 6.92× higher cache hit rate and serves at least 3 models at once.")]
-
-
-@pytest.mark.parametrize("sentence,verdict", [
-    ("Cachet achieves at least 6.92× higher cache hit rate [1].", "unverified"),
-    ("Cachet serves up to 3 models at once [1].", "unverified"),
-    ("Cachet achieves up to 6.92x higher cache hit rate [1].", "supported"),
-    ("Cachet serves at least 3 models at once [1].", "supported"),
-    ("Cachet's cache hit rate is 6.92× higher [1].", "supported"),
-], ids=["most-as-least", "least-as-most", "most-kept", "least-kept", "unbounded"])
-def test_a_figure_the_quote_gives_as_a_bound_is_not_the_other_bound(checker, sentence, verdict):
-    """"Up to 6.92×" is the best case: "at least 6.92×" is another claim, made of the same figure."""
-    assert verdict_of(checker, sentence, CACHET) == verdict
-
-
 TIDEWAY = [Source(1, "t:1", "Tide", "Experiments show improvements of up to 4.31× in cache hit rate, 9.5× reduction in latency "
                                  "and +12.4 EM@1 with 18.6% lower latency, and 40.9% lower edge growth. Tide plans its route before "
                                  "exploiting the reward. Route tuning improves an LLM's capacity to tell truly harmful requests "
                                  "from harmless ones. Tide is the first open platform for comparing LLM routers.")]
 
 
-@pytest.mark.parametrize("sentence,verdict", [
-    ("Tide gives up to 4.31× lower cache hit rate [1].", "contradicted"),
-    ("Tide makes latency 9.5× higher [1].", "contradicted"),
-    ("Tide gives up to 4.31× higher cache hit rate [1].", "supported"),
-    ("Tide improves EM@1 by 12.4 points [1].", "supported"),  # the "lower" beside it is the next figure's
-    ("Tide plans its route after exploiting the reward [1].", "contradicted"),
-    ("Tide plans its route before exploiting the reward [1].", "supported"),
-    ("Tide gives roughly 41% higher edge growth [1].", "contradicted"),
-    ("Tide reduces edge growth by about 41% [1].", "supported"),  # "growth" is what is measured, "reduces" the way
-    ("It degrades a model's ability to tell truly harmful requests from harmless ones [1].", "contradicted"),
-    ("It improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
-    ("Tide is the last open platform for comparing LLM routers [1].", "contradicted"),
-    ("Tide is the first open platform for comparing LLM routers [1].", "supported"),
-], ids=["rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept",
+@pytest.mark.parametrize("sources,sentence,verdict", [
+    # "Does not improve X" where the quote says "improves X": the abstract's own words, turned by one "not".
+    (HALO, "Contrastive tuning does not improve a model's ability to tell truly harmful requests from harmless ones [1].",
+     "contradicted"),
+    (HALO, "The theory is not confirmed by roughly 2,400 training runs across datasets and optimizers [1].", "contradicted"),
+    (HALO, "Contrastive tuning improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
+    (HALO, "The theory is confirmed by 2,400 training runs across datasets and optimizers [1].", "supported"),
+    (HALO, "Contrastive tuning does not just improve a model's capacity to tell truly harmful requests from harmless ones [1].",
+     "supported"),
+    (HALO, "Halo's base weights are not updated [1].", "supported"),
+    # "Up to 6.92×" is the best case: "at least 6.92×" is another claim, made of the same figure.
+    (CACHET, "Cachet achieves at least 6.92× higher cache hit rate [1].", "unverified"),
+    (CACHET, "Cachet serves up to 3 models at once [1].", "unverified"),
+    (CACHET, "Cachet achieves up to 6.92x higher cache hit rate [1].", "supported"),
+    (CACHET, "Cachet serves at least 3 models at once [1].", "supported"),
+    (CACHET, "Cachet's cache hit rate is 6.92× higher [1].", "supported"),
+    # The quote's own figure, said to go the other way for the same thing; a step put after what it comes before.
+    (TIDEWAY, "Tide gives up to 4.31× lower cache hit rate [1].", "contradicted"),
+    (TIDEWAY, "Tide makes latency 9.5× higher [1].", "contradicted"),
+    (TIDEWAY, "Tide gives up to 4.31× higher cache hit rate [1].", "supported"),
+    (TIDEWAY, "Tide improves EM@1 by 12.4 points [1].", "supported"),  # the "lower" beside it is the next figure's
+    (TIDEWAY, "Tide plans its route after exploiting the reward [1].", "contradicted"),
+    (TIDEWAY, "Tide plans its route before exploiting the reward [1].", "supported"),
+    (TIDEWAY, "Tide gives roughly 41% higher edge growth [1].", "contradicted"),
+    (TIDEWAY, "Tide reduces edge growth by about 41% [1].", "supported"),  # "growth" is what is measured, "reduces" the way
+    (TIDEWAY, "It degrades a model's ability to tell truly harmful requests from harmless ones [1].", "contradicted"),
+    (TIDEWAY, "It improves a model's ability to tell truly harmful requests from harmless ones [1].", "supported"),
+    (TIDEWAY, "Tide is the last open platform for comparing LLM routers [1].", "contradicted"),
+    (TIDEWAY, "Tide is the first open platform for comparing LLM routers [1].", "supported"),
+], ids=["verb-denied", "passive-denied", "affirmed", "passive-affirmed", "not-just-adds", "denial-of-what-the-quote-leaves-unsaid",
+        "most-as-least", "least-as-most", "most-kept", "least-kept", "unbounded",
+        "rise-as-fall", "fall-as-rise", "rise-kept", "next-figure-s-word", "after-for-before", "order-kept",
         "beside-the-figure", "measured-noun", "verb-turned", "verb-kept", "last-for-first", "first-kept"])
-def test_a_figure_or_a_step_turned_the_other_way_is_contradicted(checker, sentence, verdict):
-    """The quote's own figure, said to go the other way for the same thing; a step put after what it comes before."""
-    assert verdict_of(checker, sentence, TIDEWAY) == verdict
+def test_a_ticked_sentence_turned_false_in_its_quote_s_own_words_is_not_ticked(checker, sources, sentence, verdict):
+    """The tenth round's checks, each a way bench/perturbations.py turned a ticked sentence false."""
+    assert verdict_of(checker, sentence, sources) == verdict
 
 
 def test_a_short_acronym_denied_is_a_thing_denied(checker):
