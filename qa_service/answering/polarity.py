@@ -242,7 +242,7 @@ def denied_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[
     text = ADDITIVE.sub(" ", claim)
     heard = stems(quote)
     quote_denied = stems(" ".join(w for p in denied_phrases(quote) for w in p))
-    said = {w.strip("×x~") for w in words(quote)}
+    said = {w.strip("×x~") for w in words(quote) if _FIGURE.search(w)}  # its figures, "×2.77" as "2.77"
     for match in _VERBAL_NOT.finditer(text):
         clause = _CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
         governed = [w for w in words(clause) if w not in NEGATION and w not in PREPOSITIONS and (len(w) > 3 or _FIGURE.search(w))]
