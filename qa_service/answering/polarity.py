@@ -242,11 +242,11 @@ def denied_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[
     text = ADDITIVE.sub(" ", claim)
     heard = stems(quote)
     quote_denied = stems(" ".join(w for p in denied_phrases(quote) for w in p))
-    said = {w.strip("×x~") for w in words(quote) if _FIGURE.search(w)}  # its figures, "×2.77" as "2.77"
+    said = {_figure_key(w) for w in words(quote) if _FIGURE.search(w)}
     for match in _VERBAL_NOT.finditer(text):
-        clause = _CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
-        governed = [w for w in words(clause) if w not in NEGATION and w not in PREPOSITIONS and (len(w) > 3 or _FIGURE.search(w))]
-        found = [w for w in governed if (stems(w) & heard and not stems(w) & quote_denied) or (_FIGURE.search(w) and w.strip("×x~") in said)]
+        governed = [w for w in _clause_words(text, match.end())
+                    if w not in NEGATION and w not in PREPOSITIONS and (len(w) > 3 or _FIGURE.search(w))]
+        found = [w for w in governed if (stems(w) & heard and not stems(w) & quote_denied) or (_FIGURE.search(w) and _figure_key(w) in said)]
         if len(found) >= least and not any(stems(w) & quote_denied for w in governed):
             return " ".join(found)
     return ""
@@ -262,9 +262,8 @@ def turned_statement(claim: str, quote: str, stems: Callable[[str], AbstractSet[
         for match in _WORD_AT.finditer(text):
             word = match.group(0).lower()
             if (word in UP or word in DOWN) and _CHANGING.search(word):  # "improves", not "long" (a kind, no change)
-                after = _CLAUSE_END.split(text[match.end():], maxsplit=1)[0]
-                terms = set().union(*[stems(w) for w in words(after) if w not in UP and w not in DOWN and w not in PREPOSITIONS
-                                      and len(w) > 3]) if after.strip() else set()
+                terms = set().union(*[stems(w) for w in _clause_words(text, match.end())
+                                      if w not in UP and w not in DOWN and w not in PREPOSITIONS and len(w) > 3])
                 out.append(("up" if word in UP else "down", terms))
         return out
     theirs = governed(quote)
@@ -281,6 +280,15 @@ _WORD_AT = re.compile(r"[A-Za-z]+")
 _CHANGING = re.compile(r"(?:[^s]s|ed|ing)$")  # a verb's form: what a thing does, not what it is ("less" is no verb)
 _FIGURE = re.compile(r"\d")
 _CLAUSE_END = re.compile(r"[,;:.()!?](?=\s|$)|\b(?:and|but)\b", re.I)  # "3,900" and "0.4%" go on
+
+
+def _clause_words(text: str, start: int) -> list[str]:
+    """The words from `start` to the end of their clause: what a "not" or a "reduces" there governs."""
+    return words(_CLAUSE_END.split(text[start:], maxsplit=1)[0])
+
+
+def _figure_key(word: str) -> str:
+    return word.strip("×x~")  # "×2.77" is 2.77
 
 
 def departed(text: str) -> str:
