@@ -38,6 +38,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh5_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh8_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh14_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh15_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
