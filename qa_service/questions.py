@@ -15,7 +15,11 @@ from .records import AnswerKind
 # "any" asks for papers when it opens the question ("Any method for that?") or qualifies a paper
 # ("is there any work on..."), not as a determiner inside one ("without any external reward")
 _PLURAL = re.compile(
-    r"\b(?:papers|works|methods|approaches|studies|which\s+\w+\s+(?:papers|works))\b|\b(?:what|which)\s+work\b"
+    r"\b(?:papers|works|methods|approaches|studies|abstracts|publications|which\s+\w+\s+(?:papers|works))\b"
+    r"|\b(?:what|which)\s+work\b"
+    # whether anyone did a thing, or the set holds anything on it: "Has anyone applied X?", "is there anything in here on X"
+    r"|(?:^|[.?!:;]\s+)(?:has|have|did|does|is)\s+any(?:one|body)\b|\b(?:is|was)\s+there\s+anything\b"
+    r"|\banything\s+(?:in\s+)?(?:here|(?:this|the)\s+(?:set|collection|corpus))\b"
     r"|(?:^|[.?!:;]\s+)any\b|\bany\s+(?:\w+\s+)?(?:paper|work|study|method|approach)s?\b"
     # "anything on machine unlearning?", "what's out there on X": whatever the set has on a topic
     r"|\banything\s+(?:on|about|regarding|into)\b|\bout\s+there\s+(?:on|about)\b"
@@ -287,7 +291,8 @@ _MECHANISM = re.compile(
 _LIST_OTHER = re.compile(
     r"\b(?:quels articles|quelles (?:m[ée]thodes|approches)|quels travaux|welche (?:arbeiten|papiere|methoden|ans[äa]tze|studien)"
     r"|qu[ée] (?:art[íi]culos|trabajos|m[ée]todos)|cu[áa]les (?:art[íi]culos|trabajos)|quais (?:artigos|trabalhos|m[ée]todos)"
-    r"|quali (?:articoli|lavori)|algo sobre|quelque chose sur|qualcosa su|etwas (?:über|zu[rm]?))\b|哪些|哪几篇|哪幾篇|どの論文|どんな論文|論文はどれ|어떤 논문",
+    r"|quali (?:articoli|lavori)|algo sobre|quelque chose sur|qualcosa su|etwas (?:über|zu[rm]?))\b"
+    r"|哪些|哪几篇|哪幾篇|どの論文|どんな論文|論文はどれ|어떤 논문|논문들|논문[은는이가]?\s*어떤",
     re.I,
 )
 

@@ -37,6 +37,13 @@ from qa_service.records import AnswerKind
     ("By how much does Zorblax beat prior state-of-the-art methods?", False),  # works it is measured against
     ("Which papers beat existing methods on routing?", True),
     ("What other papers work on routing?", True),
+    ("Which of these abstracts connect neural models with brain recordings?", True),  # abstracts are papers too
+    ("What is the abstract of CAST about?", False),
+    ("is there anything in here connecting ML with brain recordings? eeg, fmri, whatever", True),  # whatever the set holds
+    ("Has anyone applied imitation learning to end-to-end driving?", True),  # whether any work did it
+    ("Does CAST have anyone to compare against?", False),  # "anyone" not opening the question
+    ("모델 병합을 활용하는 논문은 어떤 것들이 있나요?", True),  # "papers ... which ones are there"
+    ("논문들은 무엇을 제안하나요?", True),  # "the papers": a plural noun
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
