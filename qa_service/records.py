@@ -443,10 +443,12 @@ class Verdict:
     every: bool = False  # the answer covers each paper in `about`, not the best of them: "which papers by X" lists X's papers
     absent: tuple[str, ...] = ()  # things the question names (a benchmark, a model) that the abstracts in `about` do not mention
     missing: tuple[str, ...] = ()  # specifics asked that they speak of and do not give ("the number of routers")
+    several: bool = False  # a search-box query naming no paper ("uncertainty quantification LLM QA"): the papers on it, as a list
 
     @classmethod
-    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = (), missing: Sequence[str] = ()) -> "Verdict":
-        return cls(True, None, "", tuple(about), every, tuple(absent), tuple(missing))
+    def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = (), missing: Sequence[str] = (),
+            several: bool = False) -> "Verdict":
+        return cls(True, None, "", tuple(about), every, tuple(absent), tuple(missing), several)
 
     @classmethod
     def no(cls, reason: RefusalReason, detail: str = "", about: Sequence[str] = ()) -> "Verdict":
@@ -503,6 +505,7 @@ class ModelRequest:
     about: tuple[str, ...] = ()
     instructions: str = ""  # the caller's own (a /v1 system message): about form, under the prompt's rules
     every: bool = False  # cover each paper in `about` (an author's papers), not only the best of them
+    several: bool = False  # the question asks for the papers on a topic though its wording names none ("a search-box query")
 
 
 @dataclass

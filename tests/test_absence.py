@@ -365,3 +365,15 @@ def test_a_search_box_query_that_several_papers_hold_lists_each_of_them(answerer
     assert {"own:1", "own:2"} <= {c.paper_id for c in listed.citations}, listed.answer
     asked = answerer.ask("How does EchoNet handle voices in noisy classrooms?")
     assert {c.paper_id for c in asked.citations} == {"own:1"}, asked.answer
+
+
+@pytest.mark.parametrize("query,papers", [("voice audio models", {"own:1", "own:2"}), ("robot policies", {"own:3", "own:4"})])
+def test_a_search_box_query_naming_no_paper_lists_the_papers_on_its_topic(answerer, query, papers):
+    """A few words typed into a search box ask for the papers on that topic, each paper once, though no paper holds
+    every word; a question worded for one paper, or a query naming one, is answered from that paper."""
+    listed = answerer.ask(query)
+    assert listed.refusal_reason is None and papers <= {c.paper_id for c in listed.citations}, listed.answer
+    one = answerer.ask("Which controller adjusts finger forces from tactile sensor readings?")
+    assert {c.paper_id for c in one.citations} == {"own:3"}, one.answer
+    named = answerer.ask("TouchGrip grasp success")
+    assert {c.paper_id for c in named.citations} == {"own:3"}, named.answer

@@ -79,11 +79,12 @@ class AnswerabilityJudge:
             return Verdict.yes([h.paper_id for h in held], every=True)  # topic, first-ranked first (never off-core: held)
         if not relevant or self._off_core(question, asking, found.hits, relevant, held):
             return Verdict.no(RefusalReason.OFF_TOPIC)
-        if not is_plural(question):
+        topic = held is not None  # a search-box query naming no paper: whoever types one wants the papers on that topic
+        if not is_plural(question) and not topic:
             return self._about(asking, relevant[:1], found, named=False)
         # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
         # those whose title or keywords carry the question's core are always among them
-        return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)])
+        return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)], several=topic)
 
     def _unknown(self, asking: str, found: Retrieval) -> list[str]:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom

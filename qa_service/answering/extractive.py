@@ -67,14 +67,15 @@ class ExtractiveModel:
         self._roles = lru_cache(maxsize=self.tuning.roles_cache)(_roles_by_start)
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
-               every: bool = False) -> str:
-        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score.
+               every: bool = False, several: bool = False) -> str:
+        """`every`: one sentence from each paper in `about` (an author's papers), none left out by score; `several`: a
+        list of the papers on the question's topic, though its wording does not ask for papers (a search-box query).
 
         A question about several papers that names some ("which papers report on MMLU-Pro?") is
         answered from all the sources, the named ones always among them: a name narrows a one-paper
         question, but the papers that do the same thing without the name are part of the list."""
         kind, figures = answer_kind(question), asks_figures(question)
-        plural = (kind is AnswerKind.LIST or is_plural(question)) and not every
+        plural = (kind is AnswerKind.LIST or several or is_plural(question)) and not every
         pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
         per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural) if c]  # a list is chosen by topic
         if not per_source:
@@ -199,7 +200,7 @@ class ExtractiveModel:
     def _reply(self, request: ModelRequest) -> str:
         if request.task == "rewrite":
             return standalone_question(request.question, request.history)
-        return self.answer(request.question, request.sources, request.corpus, request.about, request.every)
+        return self.answer(request.question, request.sources, request.corpus, request.about, request.every, request.several)
 
     def complete(self, request: ModelRequest) -> Completion:
         return Completion(self._reply(request), Usage(0, 0))

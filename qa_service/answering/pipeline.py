@@ -170,7 +170,8 @@ class Answerer:
         assert prepared.prompt is not None
         room = min(self.settings.answer_tokens, max_tokens or self.settings.answer_tokens)
         return ModelRequest(prepared.prompt.messages, prepared.question, prepared.prompt.sources, room,
-                            corpus=self.corpus, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every)
+                            corpus=self.corpus, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every,
+                            several=prepared.verdict.several)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
             max_tokens: int | None = None, instructions: str = "", scope: Scope | None = None) -> Answer:
