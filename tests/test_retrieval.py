@@ -79,6 +79,13 @@ def test_a_name_typeset_with_a_non_breaking_hyphen_is_the_same_name(retriever):
     assert "000_e3b5a0511f204a83:5" in {h.paper_id for h in found.hits if h.named}
 
 
+def test_a_word_of_the_language_is_never_read_as_a_misspelt_name(retriever):
+    """"Claude" is one edit from CLAUSE, but it is a word English uses: what was typed, not a typo of the name."""
+    found = retriever.retrieve("Does the ELEPHANT study include Claude 3.5 Sonnet among the models it tested?", 5)
+    assert [h.label for h in found.hits if h.named] == ["ELEPHANT"]
+    assert [h.label for h in retriever.retrieve("How does CLAUZE cut retrieval costs?", 5).hits if h.named] == ["CLAUSE"]
+
+
 def test_a_near_miss_name_is_offered_as_did_you_mean(retriever):
     found = retriever.retrieve("What is RoutrArena?", 5)
     assert found.suggestions == ["RouterArena"]

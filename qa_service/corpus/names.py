@@ -139,6 +139,8 @@ class NameResolver:
         for typed, key in candidates:
             if typed in covered or " " in typed or key in self.book or known.get(typed, True):  # a joined part is matched exactly only
                 continue
+            if self.settings.respell_zipf and zipf_frequency(typed.lower(), "en") >= self.settings.respell_zipf:
+                continue  # a word of the language ("Claude", "clause") is what was typed, not a misspelt name (CLAUSE)
             budget = typo_budget(len(key), self.settings)
             if budget and self.keys and lookups < self.settings.max_typo_lookups:
                 lookups += 1
