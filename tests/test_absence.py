@@ -377,3 +377,22 @@ def test_a_search_box_query_naming_no_paper_lists_the_papers_on_its_topic(answer
     assert {c.paper_id for c in one.citations} == {"own:3"}, one.answer
     named = answerer.ask("TouchGrip grasp success")
     assert {c.paper_id for c in named.citations} == {"own:3"}, named.answer
+
+
+@pytest.mark.parametrize("question,thing", [
+    ("What grasp success does TouchGrip reach on Robomimic?", "results on Robomimic"),  # a benchmark spelt as a word
+    ("Was EchoNet evaluated on Natural Questions?", "Natural Questions"),  # capitalised words in a row: a name
+])
+def test_a_capitalised_name_the_abstract_lacks_is_said_absent(answerer, question, thing):
+    """A benchmark or model written as a capitalised word has no name-shaped spelling to catch it; the paper's abstract
+    not mentioning it is said, then what it does report."""
+    result = answerer.ask(question)
+    service = [s.text for s in result.sentences if s.kind is SentenceKind.SERVICE]
+    assert result.refusal_reason is None and service and thing in service[0], result.answer
+
+
+def test_a_noun_of_a_language_that_capitalises_nouns_is_no_name(answerer):
+    """German writes every noun with a capital: "Haushaltsobjekten" is a word of the question, not a benchmark."""
+    result = answerer.ask("Wie hoch ist der Greiferfolg von TouchGrip bei Haushaltsobjekten?")
+    assert result.refusal_reason is None and not [s for s in result.sentences if s.kind is SentenceKind.SERVICE], result.answer
+    assert {c.paper_id for c in result.citations} == {"own:3"}

@@ -26,7 +26,9 @@ import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
-from .evidence import core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, unseen_kinds
+from .evidence import (
+    core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
+)
 from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
@@ -128,13 +130,15 @@ class AnswerabilityJudge:
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
         known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
-        for written in named_things(asking):
+        proper = _proper_words(asking, spaced_language(asking, self.settings))
+        for written in sorted(named_things(asking) | proper):
             word = next(iter(joined_name(written)), written)  # "WSD-Ansatz" names WSD
             parts = [name_key(part) for part in HYPHEN.split(word)]
-            if name_key(word) in known or any(part in own for part in parts) or not _CODED.search(word):
+            if name_key(word) in known or any(part in own for part in parts) or not (_CODED.search(word) or word in proper):
                 continue
-            if len(parts) == 1 and zipf_frequency(word, "en") >= self._common_bar(word, asking):
-                continue  # a common word; a hyphened one (MS-COCO) is read by wordfreq as its parts, so never is
+            if len(parts) == 1 and " " not in word and zipf_frequency(word, "en") >= self._common_bar(word, asking):
+                continue  # a common word; a hyphened one (MS-COCO) is read by wordfreq as its parts, so never is, and a run of
+                # capitalised words (Natural Questions) is a name whatever its words
             shaped.append(word)
         return shaped
 
@@ -301,6 +305,26 @@ _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:examp
 _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
+_SENTENCES = re.compile(r"(?:[^.?!;:]|[.:](?!\s|$))+")
+# a capitalised word, and the capitalised words and version numbers that follow it: "Natural Questions", "Claude 3.5 Sonnet"
+_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][a-z]{3,}(?:\s+(?:\d+(?:\.\d+)*|[A-Z][a-z]+)(?![\w'’-]))*(?![\w'’-])")
+
+
+def _proper_words(asking: str, language: str | None) -> set[str]:
+    """Capitalised words past a sentence's first ("on Robomimic", "Claude 3.5 Sonnet"): a benchmark or a model is named so,
+    when it has no name-shaped spelling; not in a language that capitalises its nouns (German: `language`), where each
+    noun is so, nor a noun of it in a question of another."""
+    if language in _NOUN_CAPITALISING:
+        return set()
+    words = set()
+    for sentence in _SENTENCES.findall(asking):
+        first = re.match(r"\W*\w+", sentence)
+        words |= {m.group() for m in _CAPITALISED.finditer(sentence, first.end() if first else 0)}
+    return {w for w in words if not any(zipf_frequency(w.lower(), language) > zipf_frequency(w.lower(), "en")
+                                        for language in _NOUN_CAPITALISING)}
+
+
+_NOUN_CAPITALISING = ("de",)  # the accepted language that writes every noun with a capital
 
 
 def _evidence(hit: PaperHit) -> str:

@@ -112,15 +112,19 @@ _LETTERS = re.compile(r"[^\W\d_]+")
 def in_other_language(question: str, settings: Settings) -> bool:
     """Written in another accepted language: a script without spaces, or `other_language_words` words that are among one
     other language's commonest (`other_language_zipf`) and far rarer in English ("sur", "des"; "Lake Como" has one)."""
-    if _UNSPACED.search(question):
-        return True
+    return bool(_UNSPACED.search(question)) or spaced_language(question, settings) is not None
+
+
+def spaced_language(question: str, settings: Settings) -> str | None:
+    """The other accepted language written with spaces that the question is in, by the same count of its commonest words."""
     counts = dict.fromkeys(OTHER_LANGUAGES, 0)
     for word in {w.lower() for w in _LETTERS.findall(question) if not w.isupper()}:
         english = zipf_frequency(word, "en")
         for language in OTHER_LANGUAGES:
             other = zipf_frequency(word, language, wordlist="small")  # their commonest words: 8 MB, not 200
             counts[language] += other >= settings.other_language_zipf and other - english >= settings.other_language_margin
-    return max(counts.values()) >= settings.other_language_words
+    language = max(counts, key=lambda lang: counts[lang])
+    return language if counts[language] >= settings.other_language_words else None
 
 
 def has_core(core: set[str], text: str, settings: Settings, analyse: Callable[[str], set[str]] = content_terms) -> bool:
