@@ -1,6 +1,6 @@
 """What a one-paper question asks that its abstract leaves out: a count of things."""
 
-from qa_service.answering.specifics import unreported
+from qa_service.answering.specifics import asked_best, asked_kinds, unnamed_kinds, unreported
 
 BENCH = ("We introduce Benchbar, a benchmark of hard collection tasks. The benchmark features 200 manually curated questions "
          "from real user queries. Each task requires agents to gather many facts.")
@@ -17,3 +17,36 @@ def test_a_count_of_another_name_the_question_gives_the_thing_answers_it():
 
 def test_a_thing_the_abstract_never_speaks_of_is_not_judged():
     assert unreported("How many GPUs did Benchbar use?", [BENCH], ["Benchbar"], 4) == []
+
+
+# Names the question asks for, by a "which" question without its verb or by an imperative
+SIX = ("We test Foldwise, a pruning rule for long prompts. Large Language Models (LLMs) are costly on long inputs. "
+       "Utilizing six distinct LLMs, Foldwise cuts latency by 30%.")
+NAMED = SIX.replace("Utilizing six distinct LLMs", "Utilizing six LLMs such as Mistral and Qwen")
+
+
+def test_an_imperative_asking_names_the_abstract_never_gives_is_said_absent():
+    question = "Name the six LLMs that Foldwise was evaluated with"
+    assert unnamed_kinds(question, [SIX], ["Foldwise"]) == ["the names of the LLMs"]
+    assert unnamed_kinds(question, [NAMED], ["Foldwise"]) == []
+
+
+def test_a_which_query_with_a_participle_asks_names():
+    assert asked_kinds("which base LLMs evaluated in Foldwise") == [("LLMs", ["base"])]
+    assert unnamed_kinds("which base LLMs evaluated in Foldwise", [SIX], ["Foldwise"]) == ["the names of the LLMs"]
+
+
+def test_a_short_form_of_ordinary_words_is_a_concept_and_of_a_name_is_a_name():
+    concept = ("Meterline scores answers on three datasets. It adds uncertainty quantification (UQ) to each answer, "
+               "and the datasets show UQ helps.")
+    named = concept.replace("uncertainty quantification (UQ)", "the Natural Questions (NQ) set").replace("UQ helps", "NQ helps")
+    question = "Which datasets does Meterline use?"
+    assert unnamed_kinds(question, [concept], ["Meterline"]) == ["the names of the datasets"]
+    assert unnamed_kinds(question, [named], ["Meterline"]) == []
+
+
+def test_a_superlative_with_an_adverb_and_a_long_noun_phrase_asks_the_winner():
+    question = "Which of the 11 models evaluated on Tattle was the most socially sycophantic?"
+    assert asked_best(question) == "most socially sycophantic"
+    ranks_unnamed = "We evaluate 11 models on Tattle. The most sycophantic model agrees with users 58% of the time."
+    assert unreported(question, [ranks_unnamed], ["Tattle"], 4) == ["which one was most socially sycophantic"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from ..corpus.abbreviations import defined_in
 from ..corpus.labels import name_candidates
 from ..corpus.names import name_key
 from ..corpus.textclean import sentence_spans
@@ -29,9 +30,9 @@ _COUNT = re.compile(rf"^(?:\d[\d,.]*[kKMB]?\+?|{_COUNT_WORDS})$", re.I)
 _TOKEN = re.compile(r"[\w+.,%-]+")
 
 # "which (of the 11) models was the least sycophantic", "which one ranks first", "the top performer"
-_SUPERLATIVE = r"(?:most|least)\s+[\w-]+|best|top|first|last|worst|(?!(?:te|intere|reque|late|gue|che|fore)st\b)[a-z]{2,}est"
+_SUPERLATIVE = r"(?:most|least)\s+(?:[\w-]+ly\s+)?[\w-]+|best|top|first|last|worst|(?!(?:te|intere|reque|late|gue|che|fore)st\b)[a-z]{2,}est"
 _BEST = re.compile(
-    r"\bwhich\s+(?!papers?\b|works?\b|methods?\b|approach(?:es)?\b|stud(?:y|ies)\b)(?:[\w-]+\s+){0,5}?"
+    r"\bwhich\s+(?!papers?\b|works?\b|methods?\b|approach(?:es)?\b|stud(?:y|ies)\b)(?:[\w-]+\s+){0,8}?"
     rf"(?:was|is|were|are|ranks?|ranked|came|comes|performs?|performed|scored?|did|does)\s+(?:the\s+)?(?P<a>{_SUPERLATIVE})\b"
     r"|\bwhich\s+one\b(?:\s+\w+){0,3}?\s+(?P<b>first|best|on\s+top)\b|\b(?P<c>(?:top|best)[- ]perform(?:er|ing))\b",
     re.I,
@@ -108,7 +109,11 @@ def unnamed_kinds(question: str, texts: Sequence[str], own: Sequence[str]) -> li
 
 # "Which six QA datasets does it evaluate on?", "which 7B model did it fine-tune": the thing whose name is asked,
 # the last word before the question's verb (not papers or methods, which ask for papers)
-_WHICH_KIND = re.compile(r"\bwhich\s+((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*)\s+(?:does|do|did|is|are|was|were|has|have|had)\b",
+_WHICH_KIND = re.compile(r"\bwhich\s+((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*)\s+(?:does|do|did|is|are|was|were|has|have|had"
+                         # or a participle of the experiment, in a query without its verb: "which base LLMs evaluated"
+                         r"|evaluated|tested|used|compared|trained|fine-tuned|benchmarked)\b"
+                         # an imperative asking the names: "Name the six LLMs that CAST was evaluated with"
+                         r"|^\W*(?:name|list|tell\s+me)\s+(?:all\s+)?the\s+((?:[\w-]+\s+){0,3}?)([A-Za-z][\w-]*s)\b(?!\s+of\b)",
                          re.I)
 _NOT_KINDS = {"paper", "papers", "work", "works", "method", "methods", "approach", "approaches", "study", "studies", "one",
               "ones", "of", "part", "parts", "way", "ways", "aspect", "aspects"}
@@ -117,8 +122,8 @@ _NOT_KINDS = {"paper", "papers", "work", "works", "method", "methods", "approach
 def asked_kinds(question: str) -> list[tuple[str, list[str]]]:
     """The kinds of thing whose names a "which" question asks ("datasets", "model"), each with the words the question
     gives it ("six QA"): those are of the kind, not names of its things."""
-    return [(m.group(2), m.group(1).split()) for m in _WHICH_KIND.finditer(question) if m.group(2).lower() not in _NOT_KINDS
-            and not any(w.lower() in _NOT_KINDS for w in m.group(1).split())]
+    found = [(m.group(2) or m.group(4), (m.group(1) or m.group(3) or "").split()) for m in _WHICH_KIND.finditer(question)]
+    return [(kind, given) for kind, given in found if kind.lower() not in _NOT_KINDS and not any(w.lower() in _NOT_KINDS for w in given)]
 
 
 def names_kind(texts: Sequence[str], kind: str, own: Sequence[str]) -> bool | None:
@@ -130,7 +135,13 @@ def names_kind(texts: Sequence[str], kind: str, own: Sequence[str]) -> bool | No
               if any(_key(token) == wanted for token in _TOKEN.findall(s))]
     if not spoken:
         return None
-    return any(name_key(n) not in keys for s in spoken for n in _names_in(s))
+    defined = [pair for text in texts for pair in defined_in(text)]
+    # no name of a thing: the kind itself (LLMs), the words spelling out a short form (Large Language Models), and a
+    # short form of ordinary words ("uncertainty quantification (UQ)": a concept, where "Natural Questions (NQ)" is a name)
+    spelt = {_key(w) for _, long in defined for w in long.split()}
+    concepts = {_key(short) for short, long in defined if long.islower()}
+    return any(name_key(n) not in keys and _key(n) != wanted and _key(n) not in spelt | concepts
+               for s in spoken for n in _names_in(s))
 
 
 def _names_in(sentence: str) -> set[str]:

@@ -42,15 +42,22 @@ def definitions(texts: Iterable[str]) -> dict[str, list[str]]:
     """Short form -> the long forms the texts define it by, normalised (lower case, hyphens as spaces)."""
     found: dict[str, set[str]] = {}
     for text in texts:
-        for match in _DEFINED.finditer(text):
-            short = match.group(1)
-            if short.islower():
-                continue  # "(see)", "(e.g)": a short form has a capital
-            words = _words_before(text[max(0, match.start() - _BEFORE) : match.start()])
-            expanded = long_form(words, short)
-            if expanded:
-                found.setdefault(short, set()).add(normal(expanded))
+        for short, expanded in defined_in(text):
+            found.setdefault(short, set()).add(normal(expanded))
     return {short: sorted(longs) for short, longs in found.items() if len(longs) <= MAX_LONG_FORMS}
+
+
+def defined_in(text: str) -> list[tuple[str, str]]:
+    """(short form, long form as written) for each abbreviation the text defines: "Large Language Models (LLMs)"."""
+    pairs = []
+    for match in _DEFINED.finditer(text):
+        short = match.group(1)
+        if short.islower():
+            continue  # "(see)", "(e.g)": a short form has a capital
+        expanded = long_form(_words_before(text[max(0, match.start() - _BEFORE) : match.start()]), short)
+        if expanded:
+            pairs.append((short, expanded))
+    return pairs
 
 
 def _words_before(window: str) -> str:
