@@ -298,3 +298,13 @@ def test_a_sentence_as_close_as_a_paraphrase_keeps_a_split_core_answered(tmp_pat
     assert judge.decide(question, Retrieval("q", hits)).answerable
     below = AnswerabilityJudge(settings, closeness(settings.unseen_kind_sentence - 0.1), idf=idf)
     assert below.decide(question, Retrieval("q", hits)).reason is RefusalReason.OFF_TOPIC
+
+
+def test_the_words_of_asking_do_not_choose_a_list_s_papers():
+    """"List them with the core idea of each" says how to answer, not what about: a paper whose sentence holds "list",
+    "idea" and "papers" is no paper on pruning."""
+    pruning = _source(1, "p:1", "Snipper", "Snipper prunes half of the weights in one shot.")
+    routing = _source(2, "p:2", "Routelist", "The core idea is a list of papers and routes across models.")
+    answer = ExtractiveModel().answer("Which papers are about pruning weights? List them with the core idea of each.",
+                                      [routing, pruning])
+    assert answer.startswith("Snipper prunes") and "[2]" not in answer

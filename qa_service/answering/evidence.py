@@ -23,7 +23,7 @@ from ..store.lexical import content_terms, content_terms_each
 from ..corpus.names import OTHER_LANGUAGES
 
 # how questions are put, not what they are about (stemmed like the question)
-_ASKING_WORDS = content_terms(
+ASKING_WORDS = content_terms(
     "paper papers work works method methods approach approaches model models study studies research propose proposed "
     "use using used result results show shows new novel way ways anything something looking look find tell explain "
     "describe summarize summary give list question questions answer help idea ideas technique techniques system systems "
@@ -52,7 +52,7 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
     asking |= {t for word, terms in zip(words, content_terms_each(words)) for t in terms
                if max([zipf_frequency(word, "en"), *(zipf_frequency(word, lang, wordlist="small") for lang in others)])
                >= function_zipf}
-    terms = sorted(content_terms(question) - _ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
+    terms = sorted(content_terms(question) - ASKING_WORDS - asking, key=lambda t: (-idf(t), t))
     if seen_only:
         terms = [t for t in terms if idf(t) < unseen]
     if not terms:
@@ -70,7 +70,7 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
     unseen = idf(_UNSEEN)
     words: dict[str, str] = {}
     for part, terms in zip(parts, content_terms_each(parts)):
-        for term in sorted(terms - _ASKING_WORDS):
+        for term in sorted(terms - ASKING_WORDS):
             if idf(term) < unseen:
                 words.setdefault(term, part)
     return words

@@ -19,11 +19,12 @@ from typing import AbstractSet, Iterator, Sequence
 import numpy as np
 from rapidfuzz.distance import OSA
 
+from .evidence import ASKING_WORDS
 from .followups import standalone_question
 from .specifics import counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
-from ..questions import answer_kind, asks_count, asks_figures, is_plural, sub_questions
+from ..questions import answer_kind, asks_count, asks_figures, is_plural, is_topic_query, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
@@ -101,10 +102,11 @@ class ExtractiveModel:
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
             meaning = max(c.meaning for cands in per_source for c in cands)
             words = max(c.words for cands in per_source for c in cands)
+            things = counted_things(question)
             picked = [c for c in per_source if c is per_source[0] or c[0].source.paper_id in about
-                      or (c[0].score >= t.multi_share * top or self._kin(c, meaning, words))
+                      or (c[0].score >= t.multi_share * top or self._kin(c, meaning, words) or self._counts(c, things))
                       and (not words or max(x.words for x in c) > t.list_words * words)][: t.max_papers]
-            return listed(picked, figures, composition, counted_things(question))
+            return listed(picked, figures, composition, things)
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named)
@@ -113,6 +115,10 @@ class ExtractiveModel:
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
         return chosen + self._complete(per_source[0], chosen)
+
+    def _counts(self, cands: list[Candidate], things: Sequence[str]) -> bool:
+        """A paper that counts a thing a list question asks the count of ("how many scenes or clips each") answers it."""
+        return bool(things) and any(counts_any(c.text, things, self.tuning.count_window) for c in cands)
 
     def _kin(self, cands: list[Candidate], meaning: float, words: float) -> bool:
         """A paper retrieval ranked low whose best sentence is about as close in meaning to the question (`meaning`: the
@@ -173,7 +179,8 @@ class ExtractiveModel:
         spans = [[s for passage in source.passages for s in _sentences(passage)] for source in sources]
         texts = [text for source_spans in spans for _, _, text in source_spans]
         own = _own_terms(question, sources, texts)
-        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus, ignore=own)))
+        asking = set() if is_topic_query(question) else ASKING_WORDS  # "voice audio models" asks nothing: each word is its topic
+        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus, ignore=own | asking)))
         t = self.tuning
         counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
