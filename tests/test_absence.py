@@ -396,3 +396,12 @@ def test_a_noun_of_a_language_that_capitalises_nouns_is_no_name(answerer):
     result = answerer.ask("Wie hoch ist der Greiferfolg von TouchGrip bei Haushaltsobjekten?")
     assert result.refusal_reason is None and not [s for s in result.sentences if s.kind is SentenceKind.SERVICE], result.answer
     assert {c.paper_id for c in result.citations} == {"own:3"}
+
+
+def test_the_verb_saying_what_papers_are_about_is_never_the_core(answerer):
+    """"papers that involve multiple cooperating agents": no abstract may say "involve", yet the topic is cooperation."""
+    from qa_service.answering.evidence import core_terms
+
+    idf = lambda term: 9.0 if term in {"involv", "cooper", " "} else 1.0  # noqa: E731
+    core = core_terms("papers that involve multiple cooperating agents?", idf, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
+    assert "involv" not in core and "cooper" in core, core

@@ -308,3 +308,13 @@ def test_the_words_of_asking_do_not_choose_a_list_s_papers():
     answer = ExtractiveModel().answer("Which papers are about pruning weights? List them with the core idea of each.",
                                       [routing, pruning])
     assert answer.startswith("Snipper prunes") and "[2]" not in answer
+
+
+def test_the_verbs_that_say_what_a_paper_is_about_choose_no_paper():
+    """"papers that deal with / involve X": the verb says the paper is about X; a sentence that "deals with" something
+    else is no paper on X."""
+    pruning = _source(1, "p:1", "Snipper", "Snipper prunes half of the weights in one shot.")
+    other = _source(2, "p:2", "Dealer", "Our planner deals with traffic and involves many cities.")
+    for question in ("Which papers deal with pruning?", "Papers that involve pruning?"):
+        answer = ExtractiveModel().answer(question, [other, pruning])
+        assert answer.startswith("Snipper prunes") and "[2]" not in answer, (question, answer)

@@ -28,7 +28,10 @@ ASKING_WORDS = content_terms(
     "use using used result results show shows new novel way ways anything something looking look find tell explain "
     "describe summarize summary give list question questions answer help idea ideas technique techniques system systems "
     "article articles author authors report reports reported main key achieve achieves improve improves better best good "
-    "specific exactly kind type number numbers figure figures score scores"
+    "specific exactly kind type number numbers figure figures score scores "
+    # the verbs that say a paper is about something: "papers that involve / deal with / tackle / address X"
+    "involve involves involving deal deals dealing tackle tackles tackling address addresses addressing concern concerns "
+    "concerning cover covers covering discuss discusses discussing focus focuses focusing"
 )
 
 _UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
