@@ -37,7 +37,16 @@ _PLURAL = re.compile(
     # things of a kind the question takes from the whole set: "the new agent benchmarks in this set", "each new
     # benchmark", "the methods here" (not "each model", "each agent": a paper's own several)
     r"|\b(?:benchmarks|datasets|frameworks|techniques|approaches|methods|papers)\s+(?:in\s+(?:this|the)\s+(?:set|corpus|collection)"
-    r"|here|among\s+(?:these|them))\b|\beach\s+(?:[\w-]+\s+){0,2}?(?:benchmark|dataset|paper|method|approach|framework)\b",
+    r"|here|among\s+(?:these|them))\b|\beach\s+(?:[\w-]+\s+){0,2}?(?:benchmark|dataset|paper|method|approach|framework)\b"
+    # a body of work on a topic: "an overview of the work on X", "the research on X", "everything about X", "what has been
+    # done on X", "where can I read about X", "what does this collection have on X", "the different ways people do X";
+    # a topic in lower case or ordinary words, not a paper's name ("everything about RouterArena": one paper)
+    r"|\b(?:research|literature|work|references|readings)\s+(?:(?:on|about|into|regarding)\s+(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))|exists?\b|here\b"
+    r"|in\s+(?:this|the)\s+(?:set|collection|corpus)\b)|\boverview\s+of\s+(?:the\s+)?(?:work|research|literature|papers|field|(?-i:[a-z]))"
+    r"|\beverything\s+(?:on|about|regarding)\s+(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))|\bwhat(?:'s|\s+has|\s+have)\s+been\s+done\b"
+    r"|\bwhere\s+(?:can|could|should|do)\s+I\s+(?:read|learn|look|find\s+out)\s+(?:about|on|into)\s+(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))"
+    r"|\b(?:this|the)\s+(?:collection|set|corpus)\s+(?:have|has|hold|holds|contain|contains|say|says|offer|offers)\b"
+    r"|\b(?:different|various|several)\s+ways\b",
     re.I,
 )
 _QUANTITY = re.compile(

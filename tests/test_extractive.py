@@ -51,6 +51,12 @@ def test_several_papers_for_a_question_about_several(answerer):
     assert len(cited) >= 3
 
 
+def test_an_overview_of_the_work_on_a_topic_lists_its_papers(answerer):
+    result = answerer.ask("Give me an overview of the work on LLM quantization.")
+    cited = {c.paper_id for c in result.citations}
+    assert {"000_e3b5a0511f204a83:11", "003_94e388001bdf9878:9"} <= cited, result.answer
+
+
 def _source(n: int, pid: str, label: str, text: str) -> Source:
     return Source(n, pid, label, text, [Passage(0, len(text), text)])
 

@@ -44,6 +44,18 @@ from qa_service.records import AnswerKind
     ("Does CAST have anyone to compare against?", False),  # "anyone" not opening the question
     ("모델 병합을 활용하는 논문은 어떤 것들이 있나요?", True),  # "papers ... which ones are there"
     ("논문들은 무엇을 제안하나요?", True),  # "the papers": a plural noun
+    # a body of work on a topic, not a paper's name
+    ("Give me an overview of the work on LLM quantization.", True),
+    ("Summarize the research on sycophancy.", True),
+    ("Show me everything about process reward models.", True),
+    ("What's been done on adversarial attacks against vision models?", True),
+    ("What does this collection have on machine unlearning?", True),
+    ("What are the different ways people prune LLMs here?", True),
+    ("Tell me about work on code generation with LLMs.", True),
+    ("Give an overview of Tequila.", False),
+    ("Tell me everything about RouterArena", False),
+    ("What does the work on ELEPHANT find?", False),
+    ("How does Tequila work?", False),
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
