@@ -46,7 +46,16 @@ _PLURAL = re.compile(
     r"|\beverything\s+(?:on|about|regarding)\s+(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))|\bwhat(?:'s|\s+has|\s+have)\s+been\s+done\b"
     r"|\bwhere\s+(?:can|could|should|do)\s+I\s+(?:read|learn|look|find\s+out)\s+(?:about|on|into)\s+(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))"
     r"|\b(?:this|the)\s+(?:collection|set|corpus)\s+(?:have|has|hold|holds|contain|contains|say|says|offer|offers)\b"
-    r"|\b(?:different|various|several)\s+ways\b",
+    r"|\b(?:different|various|several)\s+ways\b"
+    # things of a kind the literature has: "What techniques are used to detect X", "What strategies have been proposed",
+    # "What solutions exist", "What ideas are there", "what kinds of benchmarks exist" (not "What datasets was Tequila
+    # evaluated on?": a paper's own)
+    r"|^\W*(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+|\w+\s+)?(?:techniques|strategies|solutions|ideas|approaches|methods"
+    r"|benchmarks|datasets|frameworks|architectures|algorithms|tools|models|designs)\s+(?:are\s+used\s+(?:to|for)|(?:have|has)\s+been"
+    r"|are\s+(?:there|proposed|available)|exist)\b"
+    # "which ones deal with X", "what are people doing about X", "how do researchers evaluate X": whoever works on it
+    r"|\bwhich\s+ones\b|\b(?:how|what)\s+(?:are|do|did|have)\s+(?:people|researchers|others)\s+\w+\s+"
+    r"(?!(?-i:[A-Z][\w-]*[A-Z\d]|[A-Z][a-z]+\b(?!\s+[a-z])))",
     re.I,
 )
 _QUANTITY = re.compile(

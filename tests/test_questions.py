@@ -56,6 +56,16 @@ from qa_service.records import AnswerKind
     ("Tell me everything about RouterArena", False),
     ("What does the work on ELEPHANT find?", False),
     ("How does Tequila work?", False),
+    # things of a kind the literature has, and whoever works on a topic
+    ("What techniques are used to detect hallucinations?", True),
+    ("What strategies have been proposed to reduce over-refusal?", True),
+    ("What solutions exist for LLM routing?", True),
+    ("What kinds of benchmarks exist for LLM agents?", True),
+    ("Which ones deal with watermarking?", True),
+    ("How do researchers evaluate machine unlearning?", True),
+    ("What are people doing about reward hacking?", True),
+    ("What models does Go-Browse fine-tune?", False),
+    ("How do people use Tequila?", False),
 ])
 def test_a_question_about_several_papers_is_told_by_its_wording(question, plural):
     assert is_plural(question) is plural
