@@ -1,6 +1,6 @@
 """What a one-paper question asks that its abstract leaves out: a count of things."""
 
-from qa_service.answering.specifics import asked_best, asked_kinds, unnamed_kinds, unreported
+from qa_service.answering.specifics import asked_best, asked_kinds, asked_measure, unnamed_kinds, unreported
 
 BENCH = ("We introduce Benchbar, a benchmark of hard collection tasks. The benchmark features 200 manually curated questions "
          "from real user queries. Each task requires agents to gather many facts.")
@@ -50,3 +50,22 @@ def test_a_superlative_with_an_adverb_and_a_long_noun_phrase_asks_the_winner():
     assert asked_best(question) == "most socially sycophantic"
     ranks_unnamed = "We evaluate 11 models on Tattle. The most sycophantic model agrees with users 58% of the time."
     assert unreported(question, [ranks_unnamed], ["Tattle"], 4) == ["which one was most socially sycophantic"]
+
+
+SQUEEZE = ("Long prompts are costly. We introduce Squeeze, which compresses retrieved passages online at a higher compression "
+           "ration than prior methods. Squeeze runs 2-5x faster at inference with no accuracy loss.")
+
+
+def test_a_measure_the_abstract_speaks_of_and_never_gives_a_figure_for_is_reported_missing():
+    """"What exact compression ratio?" of an abstract that speaks of its compression ratio (typo and all) but whose
+    figures are of speed: the ratio is not reported; the speed-up is no answer to it."""
+    question = "What exact compression ratio does Squeeze achieve?"
+    assert asked_measure(question) == ["compression", "ratio"]
+    assert unreported(question, [SQUEEZE], ["Squeeze"], 4) == ["the compression ratio"]
+    given = SQUEEZE.replace("at a higher compression ration than prior methods", "at a compression ratio of 16x")
+    assert unreported(question, [given], ["Squeeze"], 4) == []
+
+
+def test_a_measure_the_abstract_never_speaks_of_or_results_at_large_are_not_judged():
+    assert unreported("What perplexity does Squeeze reach?", [SQUEEZE], ["Squeeze"], 4) == []  # it may say so otherwise
+    assert asked_measure("What performance does Squeeze achieve?") == []  # any figure answers

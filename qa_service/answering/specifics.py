@@ -16,8 +16,10 @@ from typing import Sequence
 from ..corpus.abbreviations import defined_in
 from ..corpus.labels import name_candidates
 from ..corpus.names import name_key
+from ..corpus.roles import states_number
 from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
+from rapidfuzz.distance import OSA
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
 _HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+(?:(?:of\s+)?(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)"
@@ -97,7 +99,44 @@ def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: 
     best = asked_best(question)
     if best and not any(names_best(text, own) for text in texts):
         missing.append(f"which one was {best}")
+    measure = asked_measure(question)
+    if measure and measures(texts, measure) is False:
+        missing.append(f"the {' '.join(measure)}")
     return missing
+
+
+# "What exact compression ratio does OSCAR achieve?": the measure whose figure is asked, the words before the question's verb
+_MEASURE = re.compile(r"\bwhat\s+(?:exact\s+|precise\s+|specific\s+|actual\s+)?((?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)"
+                      r"\s+(?:does|did|do)\s+(?:\S+\s+){1,6}?(?:achieve|reach|get|obtain|report|attain|deliver|yield)\b", re.I)
+_NOT_MEASURES = {"kind", "kinds", "type", "types", "sort", "number", "numbers", "result", "results", "figure", "figures",
+                 "score", "scores", "performance", "gain", "gains", "improvement", "improvements", "benchmark", "benchmarks",
+                 "dataset", "datasets", "model", "models", "task", "tasks", "problem", "problems", "goal", "goals"}
+_MEASURE_TYPO = 5  # a measure word this long matches within one edit ("compression ration" for "ratio")
+
+
+def asked_measure(question: str) -> list[str]:
+    """The words of the measure whose figure a "what X does it achieve" question asks ("compression ratio"); none when it
+    asks for results at large ("what performance", "what gains": any figure answers)."""
+    found = _MEASURE.search(question)
+    if found is None:
+        return []
+    words = found.group(1).split()
+    return [] if any(w.lower() in _NOT_MEASURES for w in words) else words
+
+
+def measures(texts: Sequence[str], measure: Sequence[str]) -> bool | None:
+    """Does a sentence that speaks of the measure (each of its words, stemmed, a long one within one edit) give a figure?
+    None: no sentence speaks of it, so the question may call it by another word."""
+    keys = [_key(w) for w in measure]
+    spoken = [s for text in texts for s in (text[a:b] for a, b in sentence_spans(text))
+              if all(any(_alike(k, _key(t)) for t in _TOKEN.findall(s)) for k in keys)]
+    if not spoken:
+        return None
+    return any(states_number(s) for s in spoken)
+
+
+def _alike(wanted: str, token: str) -> bool:
+    return wanted == token or (len(wanted) >= _MEASURE_TYPO and OSA.distance(wanted, token, score_cutoff=1) <= 1)
 
 
 def unnamed_kinds(question: str, texts: Sequence[str], own: Sequence[str]) -> list[str]:
