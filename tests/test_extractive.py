@@ -324,3 +324,13 @@ def test_the_verbs_that_say_what_a_paper_is_about_choose_no_paper():
     for question in ("Which papers deal with pruning?", "Papers that involve pruning?"):
         answer = ExtractiveModel().answer(question, [other, pruning])
         assert answer.startswith("Snipper prunes") and "[2]" not in answer, (question, answer)
+
+
+def test_choices_the_question_offers_that_the_abstract_never_mentions_are_said_absent(answerer):
+    """"which 7B model did go-browse fine-tune, qwen or llama?": the abstract names neither, so neither is the answer."""
+    result = answerer.ask("which 7B model did go-browse fine-tune, qwen or llama?")
+    assert result.answer.startswith("The abstract of Go-Browse does not mention qwen"), result.answer
+    named = answerer.ask("Which GPU did CUDA-L1 use, a100 or h100?")  # it names the A100: that is the answer
+    assert not named.answer.startswith("The abstract of"), named.answer
+    plain = answerer.ask("Is CAST faster, or slower?")  # words the language uses: no names offered
+    assert not plain.answer.startswith("The abstract of"), plain.answer

@@ -116,7 +116,19 @@ class AnswerabilityJudge:
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
         things += [t for t in self._unknown(asking, found) if _CODED.search(t)]
         things += self._shaped(asking, own, found)
+        things += self._options(asking, papers)
         return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t) and not self._misspelt(t, own)))
+
+    def _options(self, asking: str, papers: list[PaperHit]) -> list[str]:
+        """The choices a question offers ("which 7B model did it fine-tune, qwen or llama?"), when they are words the
+        language seldom uses (names, typed in lower case) and the abstract mentions none of them: neither is its answer."""
+        found = _OPTIONS.search(asking)
+        if found is None:
+            return []
+        options = [o for o in found.group(1, 2) if _language_zipf(o) < self.settings.common_name_zipf and not is_venue(o)]
+        if len(options) < 2 or any(self._mentions(h, o) for h in papers for o in options):
+            return []
+        return options
 
     def _misspelt(self, thing: str, own: set[str]) -> bool:
         """A thing one edit from the paper's own name (two for a long one) is that name, typed wrong."""
@@ -295,6 +307,8 @@ def _language_zipf(name: str) -> float:
     return zipf_frequency(HYPHEN.sub("", name), "en")
 
 
+# the choices a question ends on: "…, qwen or llama?"
+_OPTIONS = re.compile(r"[,:(]\s*(?:either\s+)?([A-Za-z][\w.-]{2,})\s+or\s+([A-Za-z][\w.-]{2,})\s*\)?\s*[?？]?\s*$", re.I)
 _ALTERNATIVE = re.compile(r"\s+(?:or|ou|o|oder|oppure)\s+", re.I)  # "X or Y" (ou, o, oder, oppure): either is asked about
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
