@@ -39,6 +39,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh8_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh14_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh15_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh16_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
