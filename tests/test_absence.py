@@ -405,3 +405,15 @@ def test_the_verb_saying_what_papers_are_about_is_never_the_core(answerer):
     idf = lambda term: 9.0 if term in {"involv", "cooper", " "} else 1.0  # noqa: E731
     core = core_terms("papers that involve multiple cooperating agents?", idf, 0.34, 3, function_zipf=answerer.settings.function_word_zipf)
     assert "involv" not in core and "cooper" in core, core
+
+
+def test_several_absent_things_are_said_as_a_negation_reads_them():
+    """"does not report results on MMLU or GSM8K", not "MMLU, GSM8K": a list after "not" is joined by "or"."""
+    from qa_service.answering.absence import absence_note
+    from qa_service.records import PaperHit, Verdict
+
+    hits = [PaperHit("p:1", "Zorblax", 1.0, 1.0, 1.0, 1.0)]
+    note = absence_note(Verdict.yes(["p:1"], False, ["MMLU", "GSM8K", "HumanEval"]), hits, "How does Zorblax do on MMLU, GSM8K and HumanEval?")
+    assert note == "The abstract of Zorblax does not report results on MMLU, GSM8K or HumanEval."
+    missing = absence_note(Verdict.yes(["p:1"], False, (), ["the number of GPUs", "which one was best"]), hits, "How many GPUs?")
+    assert missing == "The abstract of Zorblax does not report the number of GPUs or which one was best."

@@ -24,10 +24,10 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     labels = {h.paper_id: h.label for h in hits}
     papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
     figures = set(figures_in(question))
-    named = ", ".join(t for t in verdict.absent if t not in figures)
-    stated = ", ".join(t for t in verdict.absent if t in figures)
+    named = _either([t for t in verdict.absent if t not in figures])
+    stated = _either([t for t in verdict.absent if t in figures])
     if verdict.missing:  # "the number of GPUs", "which one came out best": spoken of, never given
-        missing = ", ".join(verdict.missing)
+        missing = _either(list(verdict.missing))
         if named:
             return f"The abstract of {papers} does not mention {named}, nor does it report {missing}."
         return f"The abstract of {papers} does not report {missing}."
@@ -36,6 +36,11 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     if asks_figures(question) or answer_kind(question) is AnswerKind.RESULTS:
         return f"The abstract of {papers} does not report results on {named}."
     return f"The abstract of {papers} does not mention {named}."
+
+
+def _either(items: list[str]) -> str:
+    """A list as a negation reads it: "MMLU", "qwen or llama", "MMLU, GSM8K or HumanEval"."""
+    return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
 def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
