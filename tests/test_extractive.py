@@ -334,3 +334,11 @@ def test_choices_the_question_offers_that_the_abstract_never_mentions_are_said_a
     assert not named.answer.startswith("The abstract of"), named.answer
     plain = answerer.ask("Is CAST faster, or slower?")  # words the language uses: no names offered
     assert not plain.answer.startswith("The abstract of"), plain.answer
+
+
+def test_models_akin_to_a_name_the_abstract_never_gives_have_no_result_there(answerer):
+    """"LLaVA-style models" are models like LLaVA: an abstract that never names LLaVA reports nothing on them."""
+    result = answerer.ask("How did LLaVA-style models score on MMEVOKE's knowledge injection tests?")
+    assert result.refusal_reason is RefusalReason.DETAIL_MISSING or result.answer.startswith("The abstract of MMEVOKE"), result.answer
+    own = answerer.ask("How does GPTQ-style quantization compare in the GPTQ-as-Babai paper?")  # it names GPTQ
+    assert own.refusal_reason is None and not own.answer.startswith("The abstract of"), own.answer

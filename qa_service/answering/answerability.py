@@ -34,7 +34,7 @@ from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..config import Settings
-from ..corpus.labels import HYPHEN, named_things
+from ..corpus.labels import HYPHEN, is_name_like, named_things
 from ..corpus.names import joined_name, name_key, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
@@ -117,6 +117,9 @@ class AnswerabilityJudge:
         things += [t for t in self._unknown(asking, found) if _CODED.search(t)]
         things += self._shaped(asking, own, found)
         things += self._options(asking, papers)
+        # "How did LLaVA-style models score on MMEVOKE?": models like LLaVA; an abstract that never names LLaVA has no
+        # result on them (no name of its own: "GPTQ-style" asked of the GPTQ paper is that paper)
+        things += [m.group(1) for m in _AKIN.finditer(asking) if is_name_like(m.group(1)) and name_key(m.group(1)) not in own]
         return list(dict.fromkeys(t for t in things if t in asking and not is_venue(t) and not self._misspelt(t, own)))
 
     def _options(self, asking: str, papers: list[PaperHit]) -> list[str]:
@@ -307,6 +310,7 @@ def _language_zipf(name: str) -> float:
     return zipf_frequency(HYPHEN.sub("", name), "en")
 
 
+_AKIN = re.compile(r"(?<![\w-])([A-Za-z][\w.]*)-(?:style|like|based|inspired|type)\b", re.I)  # "LLaVA-style": akin to LLaVA
 # the choices a question ends on: "…, qwen or llama?"
 _OPTIONS = re.compile(r"[,:(]\s*(?:either\s+)?([A-Za-z][\w.-]{2,})\s+or\s+([A-Za-z][\w.-]{2,})\s*\)?\s*[?？]?\s*$", re.I)
 _ALTERNATIVE = re.compile(r"\s+(?:or|ou|o|oder|oppure)\s+", re.I)  # "X or Y" (ou, o, oder, oppure): either is asked about
