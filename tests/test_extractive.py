@@ -342,3 +342,13 @@ def test_models_akin_to_a_name_the_abstract_never_gives_have_no_result_there(ans
     assert result.refusal_reason is RefusalReason.DETAIL_MISSING or result.answer.startswith("The abstract of MMEVOKE"), result.answer
     own = answerer.ask("How does GPTQ-style quantization compare in the GPTQ-as-Babai paper?")  # it names GPTQ
     assert own.refusal_reason is None and not own.answer.startswith("The abstract of"), own.answer
+
+
+def test_a_setting_the_abstract_never_speaks_of_is_said_absent_before_a_yes_or_no(answerer):
+    """"Does it also work against backdoors in diffusion models?": no word of "diffusion models" is in the abstract, so it
+    does not say; a setting it does speak of ("edge devices" as "resource-constrained", "batch sizes") is answered."""
+    result = answerer.ask("Does the module-switching defense also work against backdoors in diffusion models?")
+    assert result.answer.startswith("The abstract of MSD does not mention diffusion models."), result.answer
+    for question in ("Does CAST work with different batch sizes?", "Does Go-Browse work on WebArena?"):
+        answer = answerer.ask(question).answer
+        assert not answer.startswith("The abstract of"), (question, answer)

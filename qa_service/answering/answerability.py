@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import (
-    core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
+    ASKING_WORDS, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
 )
 from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
@@ -132,6 +132,25 @@ class AnswerabilityJudge:
         if len(options) < 2 or any(self._mentions(h, o) for h in papers for o in options):
             return []
         return options
+
+    def _setting(self, asking: str, papers: list[PaperHit]) -> list[str]:
+        """A setting a yes/no question asks the paper's method to carry over to ("Does it also work against backdoors in
+        diffusion models?", "Has it been tested on vision transformers?") whose every word, each one some abstract of the
+        corpus uses, the paper's abstract lacks: it does not speak of that setting at all."""
+        found = _CARRIED.search(asking)
+        if found is None or answer_kind(asking) is not AnswerKind.YES_NO:
+            return []
+        whole = found.group("setting").strip()
+        own = {t for h in papers for t in content_terms(h.label)}
+        unseen = self.idf(" ")
+        # the whole setting, or its last part ("backdoors in diffusion models": diffusion models)
+        for phrase in dict.fromkeys([whole, re.split(r"\s+(?:in|on|for|of|with|from)\s+", whole)[-1]]):
+            terms = content_terms(phrase) - ASKING_WORDS - own
+            if not terms or any(self.idf(t) >= unseen for t in terms):
+                continue  # a word no abstract uses: the question may call the setting by its own word
+            if not any(has_core({t}, _evidence(h), self.settings, self._terms) for h in papers for t in terms):
+                return [re.sub(r"^(?:the|a|an)\s+", "", phrase, flags=re.I)]
+        return []
 
     def _misspelt(self, thing: str, own: set[str]) -> bool:
         """A thing one edit from the paper's own name (two for a long one) is that name, typed wrong."""
@@ -272,6 +291,7 @@ class AnswerabilityJudge:
         # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
         absent = [t for t in self._things(asking, papers, found) + figures_in(asking)
                   if not any(self._mentions(h, t) for h in papers)] if named else []
+        absent += self._setting(asking, papers) if not absent else []
         if absent and answer_kind(asking) is AnswerKind.COMPARISON:
             # "How do DIRECTER and Attribution-Guided Decoding differ?": a thing compared that another retrieved paper
             # introduces as its own is that paper, called by its name rather than its label (a benchmark it only uses is not)
@@ -310,6 +330,10 @@ def _language_zipf(name: str) -> float:
     return zipf_frequency(HYPHEN.sub("", name), "en")
 
 
+# what a method is asked to carry over to: "does it (also) work against X", "has it been tested on X"
+_CARRIED = re.compile(r"\b(?:work|works|apply|applies|transfer|transfers|generali[sz]es?|extend|extends|hold|holds|tested|evaluated"
+                      r"|applied|validated)\s+(?:also\s+|as\s+well\s+)?(?:to|on|for|against|in|with|beyond)\s+"
+                      r"(?P<setting>(?:[\w-]+\s*){1,6}?)\s*(?:too|as\s+well|also)?\s*(?:[?？.,;]|$)", re.I)
 _AKIN = re.compile(r"(?<![\w-])([A-Za-z][\w.]*)-(?:style|like|based|inspired|type)\b", re.I)  # "LLaVA-style": akin to LLaVA
 # the choices a question ends on: "…, qwen or llama?"
 _OPTIONS = re.compile(r"[,:(]\s*(?:either\s+)?([A-Za-z][\w.-]{2,})\s+or\s+([A-Za-z][\w.-]{2,})\s*\)?\s*[?？]?\s*$", re.I)
