@@ -295,3 +295,15 @@ def test_a_question_full_of_name_shaped_words_gets_a_bounded_number_of_typo_look
     assert [m.name for m in matches] == ["RouterArena"]  # the typo early in the question is still found
     assert len(unknown) > seed_settings.max_typo_lookups  # the words past the bound are unknown names, not typos
     assert Retriever(seed_settings, Corpora(seed_settings, seed_index)).names(lexical).resolve(question)[0] == matches
+
+
+def test_a_yes_no_question_with_one_endless_word_is_answered_without_backtracking(seed_settings, seed_index):
+    """"Does Tequila work on aaaa…!": the setting a method is asked to carry over to is read word by word; a reading
+    that could split one long word into parts any number of ways would take hours on this one."""
+    from qa_service.service import build_answerer
+    from qa_service.store.corpora import Corpora
+    from qa_service.answering.extractive import ExtractiveModel
+
+    answerer = build_answerer(seed_settings, ExtractiveModel(), Corpora(seed_settings, seed_index))
+    result = answerer.ask("Does Tequila work on " + "a" * 1500 + " !")
+    assert result.answer

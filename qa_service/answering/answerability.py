@@ -333,7 +333,7 @@ def _language_zipf(name: str) -> float:
 # what a method is asked to carry over to: "does it (also) work against X", "has it been tested on X"
 _CARRIED = re.compile(r"\b(?:work|works|apply|applies|transfer|transfers|generali[sz]es?|extend|extends|hold|holds|tested|evaluated"
                       r"|applied|validated)\s+(?:also\s+|as\s+well\s+)?(?:to|on|for|against|in|with|beyond)\s+"
-                      r"(?P<setting>(?:[\w-]+\s*){1,6}?)\s*(?:too|as\s+well|also)?\s*(?:[?？.,;]|$)", re.I)
+                      r"(?P<setting>(?:[\w-]+\s+){0,5}?[\w-]+)\s*(?:\s(?:too|as\s+well|also))?\s*(?:[?？.,;]|$)", re.I)
 _AKIN = re.compile(r"(?<![\w-])([A-Za-z][\w.]*)-(?:style|like|based|inspired|type)\b", re.I)  # "LLaVA-style": akin to LLaVA
 # the choices a question ends on: "…, qwen or llama?"
 _OPTIONS = re.compile(r"[,:(]\s*(?:either\s+)?([A-Za-z][\w.-]{2,})\s+or\s+([A-Za-z][\w.-]{2,})\s*\)?\s*[?？]?\s*$", re.I)
