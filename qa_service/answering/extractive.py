@@ -17,11 +17,10 @@ from itertools import product
 from typing import AbstractSet, Iterator, Sequence
 
 import numpy as np
-from rapidfuzz.distance import OSA
 
 from .evidence import ASKING_WORDS
 from .followups import standalone_question
-from .specifics import counted_things, counts_any
+from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
 from ..questions import answer_kind, asks_count, asks_figures, is_plural, is_topic_query, sub_questions
@@ -54,7 +53,6 @@ class ExtractiveTuning:
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
 _MOST_ASKS = 5  # questions of one given a sentence each: 3**5 assignments at most, whatever a caller sends
-_TYPO_LENGTH = 5  # words this long may carry one typo when a sub-question is matched to a sentence (names use the same)
 
 
 class ExtractiveModel:
@@ -246,7 +244,7 @@ def _overlap(question: str, texts: list[str], corpus: CorpusView | None, typos: 
         held = terms & have
         held |= {t for written, other in forms if other and other <= have for t in written}
         if typos:
-            held |= {t for t in terms - have if len(t) >= _TYPO_LENGTH and any(OSA.distance(t, h, score_cutoff=1) <= 1 for h in have)}
+            held |= {t for t in terms - have if any(alike(t, h) for h in have)}
         shares.append(sum(idf(t) for t in held) / total)
     return shares
 

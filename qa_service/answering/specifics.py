@@ -111,7 +111,7 @@ _MEASURE = re.compile(r"\bwhat\s+(?:exact\s+|precise\s+|specific\s+|actual\s+)?(
 _NOT_MEASURES = {"kind", "kinds", "type", "types", "sort", "number", "numbers", "result", "results", "figure", "figures",
                  "score", "scores", "performance", "gain", "gains", "improvement", "improvements", "benchmark", "benchmarks",
                  "dataset", "datasets", "model", "models", "task", "tasks", "problem", "problems", "goal", "goals"}
-_MEASURE_TYPO = 5  # a measure word this long matches within one edit ("compression ration" for "ratio")
+TYPO_LENGTH = 5  # a word this long may carry one typo ("compression ration" for "ratio", "questons" for "questions")
 
 
 def asked_measure(question: str) -> list[str]:
@@ -129,14 +129,15 @@ def measures(texts: Sequence[str], measure: Sequence[str]) -> bool | None:
     None: no sentence speaks of it, so the question may call it by another word."""
     keys = [_key(w) for w in measure]
     spoken = [s for text in texts for s in (text[a:b] for a, b in sentence_spans(text))
-              if all(any(_alike(k, _key(t)) for t in _TOKEN.findall(s)) for k in keys)]
+              if all(any(alike(k, _key(t)) for t in _TOKEN.findall(s)) for k in keys)]
     if not spoken:
         return None
     return any(states_number(s) for s in spoken)
 
 
-def _alike(wanted: str, token: str) -> bool:
-    return wanted == token or (len(wanted) >= _MEASURE_TYPO and OSA.distance(wanted, token, score_cutoff=1) <= 1)
+def alike(wanted: str, token: str) -> bool:
+    """The same word, or a long one within one edit: what a reader takes for a typo."""
+    return wanted == token or (len(wanted) >= TYPO_LENGTH and OSA.distance(wanted, token, score_cutoff=1) <= 1)
 
 
 def unnamed_kinds(question: str, texts: Sequence[str], own: Sequence[str]) -> list[str]:
