@@ -1,11 +1,14 @@
-"""Specifics a question asks of one paper that its abstract may leave out: a count of things, the one that came out best.
+"""Specifics a question asks of one paper that its abstract may leave out: a count of things, the one that came out best,
+the names of a kind of thing, the figure of a measure.
 
 "How many routers does RouterArena rank?" is answered by a number next to "routers"; an abstract that
 speaks of routers but never counts them does not report it, whatever other numbers it holds (a "(1)"
 of a list, a URL's digits). "Which of the 11 models was least sycophantic?" is answered by a name
 in a sentence that ranks; an abstract that ranks without naming ("the best performer reaches 7%")
-does not say which. Both read English wording: a count asked in another language names its thing
-in that language, which an English abstract cannot match, so it goes unjudged (never refused by this).
+does not say which. "What exact compression ratio does it achieve?" is answered by a figure in a sentence
+that speaks of the compression ratio; one that speaks of it without a number does not report it. All read
+English wording: a count asked in another language names its thing in that language, which an English
+abstract cannot match, so it goes unjudged (never refused by this).
 """
 
 from __future__ import annotations
