@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from .evidence import (
-    ASKING_WORDS, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
+    ASKING_WORDS, UNSEEN, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
 )
 from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
@@ -142,7 +142,7 @@ class AnswerabilityJudge:
             return []
         whole = found.group("setting").strip()
         own = {t for h in papers for t in content_terms(h.label)}
-        unseen = self.idf(" ")
+        unseen = self.idf(UNSEEN)
         # the whole setting, or its last part ("backdoors in diffusion models": diffusion models)
         for phrase in dict.fromkeys([whole, re.split(r"\s+(?:in|on|for|of|with|from)\s+", whole)[-1]]):
             terms = content_terms(phrase) - ASKING_WORDS - own

@@ -34,7 +34,7 @@ ASKING_WORDS = content_terms(
     "concerning cover covers covering discuss discusses discussing focus focuses focusing"
 )
 
-_UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
+UNSEEN = " "  # no term the analyser yields: as rare as a term no abstract uses
 
 
 # a verb and the particle that makes it a way of asking: "touch on", "look at", "dwell upon", "zoom into"
@@ -48,7 +48,7 @@ def core_terms(question: str, idf: Callable[[str], float], share: float, most: i
     word no abstract uses before "on", "at", "upon", "into" ("Which papers touch on mixture-of-experts?") is the
     asking verb, not the topic; nor is a word English (of a question in another language, that language too) uses at least
     `function_zipf` ("much": Zipf 6, once in 1,000 words; "de")."""
-    unseen = idf(_UNSEEN)
+    unseen = idf(UNSEEN)
     asking = {t for m in _PHRASAL.finditer(question) for t in content_terms(m.group(1)) if idf(t) >= unseen}
     words = list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
     others = OTHER_LANGUAGES if seen_only else ()  # "de", "en" of a Spanish question are its "of", "in"
@@ -70,7 +70,7 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
     """The question's content terms that some abstract uses, each with the word it came from, for an embedder
     ("hallucin" -> "hallucination"; a hyphenated word's terms -> the whole word, "vision-language")."""
     parts = [part for word in _WORD.findall(question.lower()) for part in dict.fromkeys([word, *word.split("-")])]
-    unseen = idf(_UNSEEN)
+    unseen = idf(UNSEEN)
     words: dict[str, str] = {}
     for part, terms in zip(parts, content_terms_each(parts)):
         for term in sorted(terms - ASKING_WORDS):
@@ -93,7 +93,7 @@ def unseen_kinds(question: str, core: set[str], idf: Callable[[str], float], kin
     Two such core words in a row that no abstract uses name a field the corpus lacks: "speech recognition"."""
     words = _TOKEN.findall(question)
     terms = content_terms_each(words)
-    unseen = idf(_UNSEEN)
+    unseen = idf(UNSEEN)
     kinds = []
     for (word, own), (after, theirs) in zip(zip(words, terms), zip(words[1:], terms[1:])):
         if not own or not own <= core or any(idf(t) < unseen for t in own):
