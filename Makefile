@@ -40,6 +40,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh14_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh15_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh16_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh17_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
