@@ -238,3 +238,17 @@ def test_a_list_leaves_out_a_paper_that_shares_no_word_of_the_question():
     # the first-ranked paper is always listed, whatever it shares: a list is never empty
     lone = [cand(1, "Serving engines cache states.", 0.8, 0.7, 0.0), cand(2, "We draft tokens.", 0.3, 0.3, 0.5)]
     assert [c.source.n for c in MODEL._compose("Which papers speed up decoding?", AnswerKind.LIST, False, lone, (), False, True)] == [1]
+
+
+BRINDLE = (
+    "Web agents need realistic training data. We propose Brindle, a method that collects web agent trajectories by "
+    "exploring sites as a graph. Brindle achieves efficient exploration by reusing visited states across episodes. "
+    "A 7B model trained on the collected data reaches a 31.4% success rate on WebShop, ahead of larger models."
+)
+
+
+def test_a_comparison_asking_figures_gives_each_paper_s_figured_result_not_a_named_one_without_figures():
+    sources = [source(1, "p:1", "Zorblax", ZORBLAX), source(2, "p:4", "Brindle", BRINDLE)]
+    answer = MODEL.answer("Zorblax vs Brindle: what speedup or success rate does each report?", sources, about=("p:1", "p:4"))
+    assert "2.7× speedup" in answer and "31.4% success rate" in answer
+    assert "We propose Brindle" in answer  # each paper still gets its method sentence

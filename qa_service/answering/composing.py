@@ -153,12 +153,16 @@ def _continued(said: Candidate, cands: list[Candidate]) -> Candidate | None:
     return following if following is not None and following.figures and _CONTINUES.match(following.text) else None
 
 
-def compared(per_source: Sequence[list[Candidate]]) -> list[Candidate]:
-    """For each paper compared: one method sentence and one result sentence, the ones naming it first."""
+def compared(per_source: Sequence[list[Candidate]], figures: bool = False) -> list[Candidate]:
+    """For each paper compared: one method sentence and one result sentence, the ones naming it first; when figures are
+    asked ("which success rate does each report?"), the result sentence is one carrying figures, named or not
+    ("Go-Browse achieves efficient exploration" names the paper and reports no result)."""
     chosen: list[Candidate] = []
     for cands in per_source:
         for role in (Role.METHOD, Role.RESULT):
-            pick = _best(cands, lambda c: c.role is role and names(c)) or _best(cands, lambda c: c.role is role)
+            figured = (_best(cands, lambda c: c.role is Role.RESULT and c.figures)
+                       or _best(cands, lambda c: c.figures and c not in chosen)) if figures and role is Role.RESULT else []
+            pick = figured or _best(cands, lambda c: c.role is role and names(c)) or _best(cands, lambda c: c.role is role)
             chosen += [c for c in pick if c not in chosen]
         if not any(c.source is cands[0].source for c in chosen):
             chosen += cands[:1]

@@ -107,7 +107,7 @@ class ExtractiveModel:
             return listed(picked, figures, composition, things)
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
-            return compared(named)
+            return compared(named, figures)
         called = [c for c in named if calls(question, c[0].source.label)]
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
