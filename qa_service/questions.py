@@ -260,10 +260,12 @@ _COMPARISON = re.compile(
     r"\b(?:differ(?:s|ence|ences)?|different from|versus|vs\.?|compared? (?:to|with|against)|comparison (?:of|between|with|to)"
     r"|compare\b(?=.*\b(?:and|with|to|against)\b)|better than|worse than|contrast\w*|relative to|in common|trade-?offs? between)\b"
     r"|\b(?:compar\w+ (?:avec|à|con|com|mit)|diff[ée]ren\w+|par rapport|vergleich\w*|unterschied\w*|gegenüber|frente a"
-    r"|en comparaci[óo]n|em rela[çc][ãa]o|diferen[çc]a)\b"
+    r"|unterscheid\w*|en comparaci[óo]n|em rela[çc][ãa]o|diferen[çc]a)\b"
     r"|比较|比較|区别|區別|相比|对比|對比|違い|比べ|차이|비교",
     re.I,
 )
+# a pair compared: "X vs Y", "both", "these two" (beide, les deux, ambos, los dos, 两者, 二つ)
+_PAIR = re.compile(r"\b(?:vs\.?|versus|both|two|beide\w*|deux|ambos|ambas|l[oa]s dos)\b|两|兩|二つ|両", re.I)
 _LIMITATIONS = re.compile(
     r"\b(?:limitations?|weak(?:ness|nesses)|drawbacks?|shortcomings?|downsides?|fail(?:s|ed|ure|ures|ing)?"
     r"|struggle\w*|caveats?|pitfalls?|problems? with|issues? with|worst|poorly|breaks? down|does not work|doesn't work"
@@ -369,7 +371,8 @@ def answer_kind(question: str) -> AnswerKind:
     """Which kind of answer the question wants: the first cue that fits, most specific first."""
     text = clean_question(question)
     if is_plural(text):
-        return AnswerKind.LIST
+        # "SeedPrints vs ENS: how do these two approaches differ?": plural in its words, a comparison of a pair
+        return AnswerKind.COMPARISON if _COMPARISON.search(text) and _PAIR.search(text) else AnswerKind.LIST
     if _EXISTS.search(text):
         return AnswerKind.YES_NO  # "is there a model that...?": the sentence that decides it
     if _COMPARISON.search(text):

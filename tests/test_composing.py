@@ -252,3 +252,9 @@ def test_a_comparison_asking_figures_gives_each_paper_s_figured_result_not_a_nam
     answer = MODEL.answer("Zorblax vs Brindle: what speedup or success rate does each report?", sources, about=("p:1", "p:4"))
     assert "2.7× speedup" in answer and "31.4% success rate" in answer
     assert "We propose Brindle" in answer  # each paper still gets its method sentence
+
+
+def test_a_pair_compared_in_plural_words_gets_each_paper_s_method_and_result_and_no_third_paper():
+    answer = ask("Zorblax vs Quux: how do these two approaches differ?", about=("p:1", "p:2"))
+    assert "We propose Zorblax" in answer and "2.7× speedup" in answer
+    assert "We introduce Quux" in answer and "4.2 points" in answer and "[3]" not in answer

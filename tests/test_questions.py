@@ -92,6 +92,10 @@ def test_a_question_about_several_papers_is_told_by_its_wording(question, plural
     ("Zorblax 的加速比是多少？", AnswerKind.RESULTS),
     ("How do Zorblax and Quux differ?", AnswerKind.COMPARISON),
     ("Compare Zorblax with Quux", AnswerKind.COMPARISON),
+    ("Zorblax vs Quux: how do these two approaches differ?", AnswerKind.COMPARISON),  # plural words, a pair compared
+    ("Zorblax und Quux: worin unterscheiden sich beide Ansätze?", AnswerKind.COMPARISON),
+    ("Which papers are better than Zorblax?", AnswerKind.LIST),  # a comparison cue, no pair: the papers are asked
+    ("Quais artigos comparam o desempenho dos modelos?", AnswerKind.LIST),  # "dos" is "of the", not "two"
     ("What are the limitations of Zorblax?", AnswerKind.LIMITATIONS),
     ("Quelles sont les faiblesses de Zorblax ?", AnswerKind.LIMITATIONS),
     ("Which papers study speech?", AnswerKind.LIST),

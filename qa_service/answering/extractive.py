@@ -74,7 +74,9 @@ class ExtractiveModel:
         answered from all the sources, the named ones always among them: a name narrows a one-paper
         question, but the papers that do the same thing without the name are part of the list."""
         kind, figures = answer_kind(question), asks_figures(question)
-        plural = (kind is AnswerKind.LIST or several or is_plural(question)) and not every
+        # "SeedPrints vs ENS: how do these two approaches differ?" is plural in its words: a comparison of the two it calls
+        contrast = kind is AnswerKind.COMPARISON and sum(s.paper_id in about and calls(question, s.label) for s in sources) > 1
+        plural = (kind is AnswerKind.LIST or several or is_plural(question)) and not every and not contrast
         pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
         per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural) if c]  # a list is chosen by topic
         if not per_source:
