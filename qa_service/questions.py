@@ -229,6 +229,11 @@ _FIGURES = re.compile(
     r"\d\s*(?:%|×|x\b|ms\b|gb\b|mb\b|tb\b|k\b|pp\b|points?\b|pts\b)|[%×‰]|\bpercent\w*\b|\bflops\b|\btokens?/s\b"
     r"|\bhow\s+(?:much|many|large|big|small|fast|slow|long|often|well|good|accurate|close|far)\b|\bby how much\b"
     r"|\bwhat\s+(?:share|proportion|fraction|percentage|portion|ratio)\b"
+    # how far a thing goes: "to what extent", "by what margin", "à quel point", "em que medida", "inwieweit"
+    r"|\bto\s+what\s+(?:extent|degree)\b|\bby\s+what\s+(?:margin|factor|amount)\b|\bhow\s+frequently\b"
+    r"|(?<!\w)(?:[àa]\s+quel\s+point|dans\s+quelle\s+mesure|de\s+quel\s+facteur|en\s+qu[ée]\s+medida|hasta\s+qu[ée]\s+punto"
+    r"|em\s+que\s+medida|at[ée]\s+que\s+ponto|inwieweit|in\s+welchem\s+(?:ausma(?:ß|ss)|ma(?:ß|ss)e|umfang)|in\s+che\s+misura"
+    r"|fino\s+a\s+che\s+punto)(?!\w)"
     r"|\bhow\s+(?:does|do|did|is|are|was|were)\b.{0,60}\b(?:do|doing|perform|performing|fare|faring|score|rank)\b"
     r"|\bwhat\b.{0,60}\b(?:does|do|did)\b.{0,80}\b(?:reach|achieve|get|obtain|score|attain|report)\b"
     r"|\b(?:the numbers|numbers|figures|results|statistics|quantitative\w*|speed-?ups?)\b"
@@ -364,7 +369,8 @@ def asks_figures(question: str) -> bool:
     text = clean_question(question)
     if _FIGURES.search(text) or _QUANTITY.search(text):
         return True
-    return bool(_METRIC.search(text)) and not _OPENER.search(text)
+    # "How does Zorblax compare with Quux in accuracy?": a measure compared is asked in figures, whatever the opener
+    return bool(_METRIC.search(text)) and (not _OPENER.search(text) or bool(_COMPARISON.search(text)))
 
 
 def answer_kind(question: str) -> AnswerKind:

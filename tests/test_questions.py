@@ -113,6 +113,12 @@ def test_the_kind_of_answer_asked_is_read_off_the_wording(question, kind):
     ("Zorblax speedup", True), ("Zorblax 3x?", True), ("Wie viele Aufgaben hat Zorblax?", True),
     ("How can Zorblax cut latency?", False), ("How does Zorblax work?", False),
     ("Quais são as taxas médias de sucesso do Zorblax?", True), ("¿Cuáles son las mejoras de Zorblax?", True),
+    # how far a thing goes, in each accepted language
+    ("To what extent does Zorblax speed up decoding?", True), ("By what margin does Zorblax beat Quux?", True),
+    ("À quel point Zorblax accélère-t-il le décodage ?", True), ("Em que medida o Zorblax acelera a decodificação?", True),
+    ("Inwieweit beschleunigt Zorblax die Dekodierung?", True), ("¿Hasta qué punto acelera Zorblax la decodificación?", True),
+    ("How does Zorblax compare with Quux in accuracy?", True),  # a measure compared
+    ("How is Zorblax different from Quux?", False), ("How does Zorblax decide how strongly to steer?", False),
 ])
 def test_a_quantity_word_or_unit_asks_for_figures(question, figures):
     assert asks_figures(question) is figures
