@@ -10,6 +10,13 @@ def test_a_count_the_abstract_never_gives_is_reported_missing():
     assert unreported("How many tasks does Benchbar have?", [BENCH], ["Benchbar"], 4) == ["the number of tasks"]
 
 
+def test_a_number_a_method_changes_is_not_a_count_asked():
+    """"How does it cut down the number of tasks?" asks how, not how many: no absence is said of it."""
+    for question in ("How does Benchbar cut down the number of tasks?", "Does Benchbar reduce the number of tasks agents need?"):
+        assert unreported(question, [BENCH], ["Benchbar"], 4) == [], question
+    assert unreported("What is the number of tasks in Benchbar?", [BENCH], ["Benchbar"], 4) == ["the number of tasks"]
+
+
 def test_a_count_of_another_name_the_question_gives_the_thing_answers_it():
     for question in ("How many tasks or questions does Benchbar have?", "How many tasks/questions are in Benchbar?"):
         assert unreported(question, [BENCH], ["Benchbar"], 4) == [], question

@@ -22,11 +22,14 @@ from ..corpus.names import name_key
 from ..corpus.roles import states_number
 from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
+from .polarity import DOWN, UP
 from rapidfuzz.distance import OSA
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
 _HOW_MANY = re.compile(r"\b(?:how\s+many|(?:the\s+)?number\s+of)\s+(?:(?:of\s+)?(?:the|its|their)\s+)?((?:[\w-]+\s+){0,3}?)"
                        r"([A-Za-z][\w-]*[a-rt-z]s)\b", re.I)  # "how many tasks", "the number of tasks/questions"
+# "How does SERE cut down the number of experts?": a number a method changes is what it does, not a count asked for
+_CHANGED = re.compile(r"\b(?:" + "|".join(sorted(UP | DOWN, key=len, reverse=True)) + r")(?:\s+(?:down|up|back))?\s*$", re.I)
 _OR_ELSE = re.compile(r"\s*(?:or|and/or|/)\s*([A-Za-z][\w-]*s)\b", re.I)  # "tasks or questions", "tasks/questions"
 _NOT_COUNTED = {"times", "does", "was", "has", "this", "its", "his", "is", "plus", "less", "thus", "yes"}  # English function words, "how many times" (a ratio)
 _COUNT_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred|thousand"
@@ -51,7 +54,7 @@ def counted_alternatives(question: str) -> list[list[str]]:
     question gives it ("how many tasks or questions" -> tasks, questions): a count of any of them answers it."""
     found = []
     for m in _HOW_MANY.finditer(question):
-        if m.group(2).lower() in _NOT_COUNTED:
+        if m.group(2).lower() in _NOT_COUNTED or _CHANGED.search(question[: m.start()]):
             continue
         others = _OR_ELSE.match(question, m.end())
         found.append([m.group(2), *([others.group(1)] if others else [])])
