@@ -258,3 +258,20 @@ def test_a_pair_compared_in_plural_words_gets_each_paper_s_method_and_result_and
     answer = ask("Zorblax vs Quux: how do these two approaches differ?", about=("p:1", "p:2"))
     assert "We propose Zorblax" in answer and "2.7× speedup" in answer
     assert "We introduce Quux" in answer and "4.2 points" in answer and "[3]" not in answer
+
+
+FERRULE = (
+    "Batched decoding activates many experts in mixture-of-experts models. We present Ferrule, a routing method for "
+    "efficient batched decoding. Ferrule reduces the number of active experts by re-routing tokens onto shared experts "
+    "chosen per batch. On three reasoning benchmarks, Ferrule achieves a 1.8× speedup with no loss in accuracy."
+)
+
+
+def test_a_mechanism_is_how_the_method_works_not_only_the_sentence_introducing_it():
+    """The means clause ("by re-routing tokens") says how, though the sentence reads as a result; the sentence that
+    introduces the method says only what it is."""
+    sources = [source(1, "p:5", "Ferrule", FERRULE)]
+    answer = MODEL.answer("How does Ferrule cut down the number of active experts?", sources, about=("p:5",))
+    assert "by re-routing tokens onto shared experts" in answer and "1.8×" not in answer
+    answer = MODEL.answer("How does Ferrule make batched decoding efficient?", sources, about=("p:5",))
+    assert answer.startswith("We present Ferrule") and "by re-routing tokens" in answer  # what it is, then how

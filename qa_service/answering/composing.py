@@ -79,11 +79,25 @@ def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> li
     return (intro or cands[:1]) + [c for c in result if c not in intro]
 
 
+# a means clause: "by re-routing tokens", "via a learned router", "through structured exploration"
+_MEANS = re.compile(r"\bby\s+(?:\w+ly\s+)?[\w-]+ing\b|\bvia\b|\bthrough\b", re.I)
+
+
+# a sentence that introduces the paper's own thing: "we present SERE, ...", "this paper proposes ..."
+_INTRODUCES = re.compile(r"\b(?:we|this\s+(?:paper|work))\s+(?:\w+\s+)?(?:propose|present|introduce)s?\b", re.I)
+
+
 def mechanism(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
-    """The method sentences: the best one and those close to it."""
-    methods = [c for c in cands if c.role is Role.METHOD]
+    """The method sentences: the best one and those close to it. A sentence of what the method does with no figure
+    and a means clause ("SERE reduces the number of active experts by re-routing tokens ...") says how it works as a
+    method sentence does. An introducing sentence alone ("we present X, a ... method") says what it is: the best method
+    sentence that does not introduce comes with it."""
+    methods = [c for c in cands if c.role is Role.METHOD or (c.role is Role.RESULT and not c.figures and _MEANS.search(c.text))]
     first = methods[:1] or cands[:1]
-    return first + _close_to(first, methods, tuning)
+    more = _close_to(first, methods, tuning)
+    if not more and _INTRODUCES.search(first[0].text):  # "we present SERE, a ... method": what it is, not yet how it works
+        more = _best(methods, lambda c: c not in first and not _INTRODUCES.search(c.text))
+    return first + more
 
 
 def problem(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
