@@ -373,6 +373,21 @@ def asks_figures(question: str) -> bool:
     return bool(_METRIC.search(text)) and (not _OPENER.search(text) or bool(_COMPARISON.search(text)))
 
 
+# "What is missingness bias in feature attribution?", "What is meant by 'compensation-aware error'?", "Define X": the thing
+# a definition asks for, up to the words that place it ("in", "for", "used") or the end
+_DEFINED = re.compile(
+    r"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?:meant\s+by\s+)?|define\s+)(?:the\s+|an?\s+)?[\"'‘“]?(?P<thing>[^\"'’”?.!]+?)[\"'’”]?"
+    r"(?=\s+(?:in|of|for|from|used|meant|designed|that|which|about|according|exactly|actually|here|and)\b|\s*[?.!]|\s*$)",
+    re.I,
+)
+
+
+def defined_thing(question: str) -> str:
+    """The thing an English definition question asks to be defined ("missingness bias"), or ''."""
+    found = _DEFINED.search(clean_question(question))
+    return found.group("thing").strip() if found else ""
+
+
 def answer_kind(question: str) -> AnswerKind:
     """Which kind of answer the question wants: the first cue that fits, most specific first."""
     text = clean_question(question)

@@ -275,3 +275,18 @@ def test_a_mechanism_is_how_the_method_works_not_only_the_sentence_introducing_i
     assert "by re-routing tokens onto shared experts" in answer and "1.8×" not in answer
     answer = MODEL.answer("How does Ferrule make batched decoding efficient?", sources, about=("p:5",))
     assert answer.startswith("We present Ferrule") and "by re-routing tokens" in answer  # what it is, then how
+
+
+HOBNAIL = (
+    "Explanation methods often give unreliable importance scores. The cause is leakage drift, a distortion that arises "
+    "when models are probed with masked inputs they never saw in training. We introduce Hobnail, a post-hoc method that "
+    "corrects it by fine-tuning a linear head on a frozen model. Hobnail cuts the distortion by 40% on six datasets."
+)
+
+
+def test_a_definition_of_a_thing_other_than_the_paper_is_the_sentence_that_says_what_it_is():
+    sources = [source(1, "p:6", "Hobnail", HOBNAIL)]
+    answer = MODEL.answer("What is leakage drift in feature attribution?", sources, about=("p:6",))
+    assert answer.startswith("The cause is leakage drift, a distortion") and "We introduce Hobnail" in answer
+    answer = MODEL.answer("What is Hobnail?", sources, about=("p:6",))  # the paper itself: its introducing sentence
+    assert answer.startswith("We introduce Hobnail")

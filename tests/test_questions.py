@@ -2,7 +2,7 @@
 
 import pytest
 
-from qa_service.questions import answer_kind, asked_details, asks_figures, is_plural, sub_questions
+from qa_service.questions import answer_kind, asked_details, asks_figures, defined_thing, is_plural, sub_questions
 from qa_service.records import AnswerKind
 
 
@@ -170,3 +170,14 @@ def test_a_search_box_query_is_a_few_words_that_neither_ask_nor_tell(question, t
 ])
 def test_which_model_is_asked_only_when_the_model_is_what_which_asks_about(question, asked):
     assert [kind.name for kind in asked_details(question)] == asked
+
+
+@pytest.mark.parametrize("question,thing", [
+    ("What is missingness bias in feature attribution?", "missingness bias"),
+    ("What is meant by 'compensation-aware error' in quantization?", "compensation-aware error"),
+    ("Define grouping loss.", "grouping loss"),
+    ("What is RouterArena meant for?", "RouterArena"),
+    ("How does Zorblax work?", ""),
+])
+def test_a_definition_names_the_thing_it_asks_to_be_defined(question, thing):
+    assert defined_thing(question) == thing

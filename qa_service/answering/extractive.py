@@ -23,7 +23,7 @@ from .followups import standalone_question
 from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
-from ..questions import answer_kind, asks_count, asks_figures, is_plural, is_topic_query, sub_questions
+from ..questions import answer_kind, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
@@ -114,6 +114,9 @@ class ExtractiveModel:
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
+        concept = _concept(question, per_source[0]) if kind is AnswerKind.DEFINITION else None
+        if concept is not None and concept not in chosen:  # "What is missingness bias?": what it is, then the paper's own
+            return [concept] + chosen[:1]
         return chosen + self._complete(per_source[0], chosen)
 
     def _counts(self, cands: list[Candidate], things: Sequence[str]) -> bool:
@@ -268,6 +271,21 @@ def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
 
 def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
     return [(passage.start + s, passage.start + e, passage.text[s:e]) for s, e in sentence_spans(passage.text)]
+
+
+def _concept(question: str, cands: list[Candidate]) -> Candidate | None:
+    """The best sentence that speaks of the thing a definition asks for, when that thing is not the paper itself
+    ("What is missingness bias?" of the paper introducing MCal): every word of its name, or all but one of a name of
+    three words or more ("the Accidental Correction Rate metric": the abstract may not say "metric")."""
+    thing = defined_thing(question)
+    label = cands[0].source.label if cands else ""
+    if not thing or calls(thing, label) or name_key(thing) == name_key(label):
+        return None
+    terms = content_terms(thing) - content_terms(label)
+    if not terms:
+        return None
+    need = len(terms) - (1 if len(terms) >= 3 else 0)
+    return next((c for c in cands if len(terms & content_terms(c.text)) >= need), None)
 
 
 def _cite(candidate: Candidate) -> str:
