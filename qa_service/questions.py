@@ -388,6 +388,15 @@ def defined_thing(question: str) -> str:
     return found.group("thing").strip() if found else ""
 
 
+# a question asking a cause: "why does ...", "warum", "por qué", "pourquoi", "为什么", "なぜ"
+_WHY = re.compile(r"^\W*(?:why|warum|wieso|weshalb|por\s+qu[ée]|pourquoi|por\s+que|perch[ée])\b|为什么|為什麼|なぜ|왜", re.I)
+
+
+def asks_cause(question: str) -> bool:
+    """Does the question ask why something is so (its cause), in any accepted language?"""
+    return bool(_WHY.search(clean_question(question)))
+
+
 def answer_kind(question: str) -> AnswerKind:
     """Which kind of answer the question wants: the first cue that fits, most specific first."""
     text = clean_question(question)

@@ -290,3 +290,17 @@ def test_a_definition_of_a_thing_other_than_the_paper_is_the_sentence_that_says_
     assert answer.startswith("The cause is leakage drift, a distortion") and "We introduce Hobnail" in answer
     answer = MODEL.answer("What is Hobnail?", sources, about=("p:6",))  # the paper itself: its introducing sentence
     assert answer.startswith("We introduce Hobnail")
+
+
+ADZE = (
+    "Entropy bonuses help exploration in robotic control. However, they give little gain when language models are "
+    "trained with reinforcement learning. We argue that this stems from the huge response space. "
+    "We propose Adze, an entropy bonus for language models that applies only to a small set of tokens. Adze improves math "
+    "accuracy by 3 points."
+)
+
+
+def test_a_why_question_gets_the_sentence_that_gives_the_cause():
+    sources = [source(1, "p:7", "Adze", ADZE)]
+    answer = MODEL.answer("Why does the entropy bonus give little gain for language models?", sources, about=("p:7",))
+    assert "stems from the huge response space" in answer

@@ -2,7 +2,7 @@
 
 import pytest
 
-from qa_service.questions import answer_kind, asked_details, asks_figures, defined_thing, is_plural, sub_questions
+from qa_service.questions import answer_kind, asked_details, asks_cause, asks_figures, defined_thing, is_plural, sub_questions
 from qa_service.records import AnswerKind
 
 
@@ -181,3 +181,12 @@ def test_which_model_is_asked_only_when_the_model_is_what_which_asks_about(quest
 ])
 def test_a_definition_names_the_thing_it_asks_to_be_defined(question, thing):
     assert defined_thing(question) == thing
+
+
+@pytest.mark.parametrize("question,cause", [
+    ("Why does the entropy bonus fail?", True), ("Warum scheitert der Entropiebonus?", True),
+    ("¿Por qué falla el bono de entropía?", True), ("为什么熵奖励没有用？", True),
+    ("What problem does Zorblax solve?", False), ("How does Zorblax work?", False),
+])
+def test_a_cause_is_asked_by_why_in_any_accepted_language(question, cause):
+    assert asks_cause(question) is cause

@@ -23,7 +23,7 @@ from .followups import standalone_question
 from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
-from ..questions import answer_kind, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions
+from ..questions import answer_kind, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
@@ -51,6 +51,9 @@ class ExtractiveTuning:
     list_words: float = 0.2  # a listed paper's best sentence holds more than this share of the best one's question words
 
 
+# a sentence that gives a cause: "due to", "because", "stems from", "suffers from", "two causes of", "attributed to"
+_CAUSE = re.compile(r"\b(?:because|due\s+to|owing\s+to|caused\s+by|causes?\s+of|stem(?:s|ming)?\s+from|aris(?:es|ing)\s+from"
+                    r"|suffers?\s+from|result(?:s|ing)?\s+from|attribut\w*\s+(?:\w+\s+){0,3}?to|the\s+reason|lies\s+in|root\s+cause)\b", re.I)
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
 _MOST_ASKS = 5  # questions of one given a sentence each: 3**5 assignments at most, whatever a caller sends
 
@@ -114,6 +117,10 @@ class ExtractiveModel:
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
+        if kind is AnswerKind.PROBLEM and asks_cause(question):  # "Why does the entropy bonus fail?": the sentence giving why
+            cause = next((c for c in per_source[0] if _CAUSE.search(c.text)), None)
+            if cause is not None and cause not in chosen:
+                chosen = [cause] + chosen[:2]
         concept = _concept(question, per_source[0]) if kind is AnswerKind.DEFINITION else None
         if concept is not None and concept not in chosen:  # "What is missingness bias?": what it is, then the paper's own
             return [concept] + chosen[:1]
