@@ -312,6 +312,17 @@ _MECHANISM = re.compile(
     r"|如何|怎么|怎樣|怎样|机制|機制|原理|どのように|どうやって|仕組み|어떻게",
     re.I,
 )
+# a summary asked of a paper: "Tell me about X", "Summarize X", "Explain X", "Give me a quick summary of X", "Describe X"
+# (what it is, then its main result); "Explain how X works" is a mechanism, asked first
+_SUMMARY = re.compile(
+    r"^\W*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:tell\s+me\s+(?:about|more\s+about)|summari[sz]e|explain|describe|outline"
+    r"|give\s+(?:me\s+)?(?:a\s+|an\s+)?(?:quick\s+|short\s+|brief\s+)?(?:summary|overview|rundown|tl;?dr)|tl;?dr)\b"
+    r"(?!\s+(?:of\s+)?(?:what|how|why|which|who|whether)\b)"  # "Summarize what WSM found about ...": a question of its own
+    r"|\b(?:overview\s+of|summary\s+of|what\s+is\s+\S+(?:\s+\S+)?\s+about)\b"
+    r"|^\W*(?:r[ée]sume[rz]?|explique[rz]?|d[ée]cri[sv]\w*|erkl[äa]r\w*|beschreib\w*|fasse\w*|resume|resuma|explica|describe|descreva"
+    r"|riassum\w*|spiega)\b|总结|概括|介绍|まとめ|要約|説明して",
+    re.I,
+)
 # "which papers" in the other accepted languages (English is _PLURAL's); a list question there is plural too
 _LIST_OTHER = re.compile(
     r"\b(?:quels articles|quelles (?:m[ée]thodes|approches)|quels travaux|welche (?:arbeiten|papiere|methoden|ans[äa]tze|studien)"
@@ -412,7 +423,7 @@ def answer_kind(question: str) -> AnswerKind:
     if asks_figures(text) or _FINDINGS.search(text):
         return AnswerKind.RESULTS
     for kind, cue in ((AnswerKind.PROBLEM, _PROBLEM), (AnswerKind.YES_NO, _YES_NO), (AnswerKind.DEFINITION, _DEFINITION),
-                      (AnswerKind.MECHANISM, _MECHANISM)):
+                      (AnswerKind.MECHANISM, _MECHANISM), (AnswerKind.DEFINITION, _SUMMARY)):
         if cue.search(text):
             return kind
     return AnswerKind.OVERVIEW

@@ -35,6 +35,12 @@ def test_definition_is_the_introducing_sentence_then_the_main_result():
     assert answer.startswith("We propose Zorblax, a decoding scheme") and "2.7× speedup" in answer
 
 
+def test_a_summary_asked_of_a_paper_is_what_it_is_then_its_main_result():
+    for question in ("Tell me about Zorblax.", "Give me a quick summary of Zorblax", "Explain Zorblax in two sentences."):
+        answer = ask(question)
+        assert answer.startswith("We propose Zorblax, a decoding scheme") and "2.7× speedup" in answer, question
+
+
 def test_mechanism_is_the_method_sentences():
     answer = ask("How does Zorblax work?")
     assert "drafts several tokens" in answer and "groups the drafts into a tree" in answer and "2.7×" not in answer

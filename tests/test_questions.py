@@ -103,6 +103,11 @@ def test_a_question_about_several_papers_is_told_by_its_wording(question, plural
     ("Does Zorblax need labelled data?", AnswerKind.YES_NO),
     ("Is there a model that forecasts EEG signals?", AnswerKind.YES_NO),
     ("Zorblax", AnswerKind.OVERVIEW),
+    ("Tell me about Zorblax.", AnswerKind.DEFINITION),  # a summary: what it is, then its main result
+    ("Give me a quick summary of Zorblax", AnswerKind.DEFINITION), ("Explain Zorblax in two sentences.", AnswerKind.DEFINITION),
+    ("Résume Zorblax.", AnswerKind.DEFINITION),
+    ("Explain how Zorblax drafts tokens.", AnswerKind.MECHANISM),
+    ("Summarize what Zorblax found about long documents.", AnswerKind.OVERVIEW),  # a question of its own
 ])
 def test_the_kind_of_answer_asked_is_read_off_the_wording(question, kind):
     """Wh-words, function words of the other accepted languages, units and quantity words: no corpus word."""
