@@ -11,7 +11,7 @@ from typing import Callable, Optional
 from ..records import SentenceVerdict
 from .abstracts import Read, Reads
 from .claims import ARTICLES, PREPOSITIONS, Figure, clause, listed_lead, named_things, words
-from .polarity import DOWN, UP
+from .directions import DOWN, UP
 
 _WAY_REACH = 3  # words either side of a figure, inside its clause, whose "higher"/"reduction" says which way it goes
 _CLAUSE_MARK = re.compile(r"[,;:()]")

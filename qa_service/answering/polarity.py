@@ -13,6 +13,7 @@ from typing import AbstractSet, Callable
 from wordfreq import zipf_frequency
 
 from .claims import ALTERNATIVES, PREPOSITIONS, SCAFFOLD, words
+from .directions import DOWN, UP
 
 ADDITIVE = re.compile(r"\bnot\s+(?:just|only|merely|simply|solely)\b", re.I)  # "not just X" adds to X, denies nothing
 # what a sentence leaves behind without denying it: "from static fitting to discovery", "beyond static fitting"
@@ -21,21 +22,6 @@ _PHRASE = re.compile(r"[,;:.()!?]|\b(?:and|but)\b", re.I)
 _CONTRAST = re.compile(r"(?<=^)\s*(?:While|Whereas|Although|Though|Unlike)\b([^,]*),|[,;]\s*(?:while|whereas|but|yet)\s|\s(?:while|whereas)\s")
 _NEGATOR = re.compile(r"\b(?:no|not|without|never|neither|nor|cannot|lacks?|avoid(?:s|ed|ing)?)\s+|n't\s+", re.I)
 
-UP = {"more", "higher", "greater", "larger", "bigger", "increase", "increases", "increased", "increasing", "improve",
-      "improves", "improved", "improving", "exceed", "exceeds", "exceeded", "exceeding", "outperform", "outperforms",
-      "outperformed", "surpass", "surpasses", "surpassed", "surpassing", "better", "stronger", "strengthen",
-      "strengthens", "boost", "boosts", "enhance", "enhances", "enhanced", "faster", "upper", "above", "raise", "raises",
-      "maximize", "maximizes", "longer", "gain", "gains", "rise", "rises", "best", "most", "highest", "superior",
-      "high", "large", "strong", "fast", "long", "many", "accelerate", "accelerates", "accelerated", "accelerating",
-      "amplify", "amplifies", "amplified", "amplifying", "improvement", "improvements", "increment", "increments",
-      "growth", "speedup", "speedups"}  # the nouns say it as the verbs do: "6.92x improvement in hit rate"
-DOWN = {"less", "fewer", "lower", "smaller", "decrease", "decreases", "decreased", "reduce", "reduces", "reduced",
-        "reducing", "degrade", "degrades", "degraded", "worsen", "worsens", "underperform", "underperforms", "worse",
-        "weaker", "weaken", "weakens", "slower", "below", "minimize", "minimizes", "shorten", "shortens", "shorter",
-        "hurt", "hurts", "drop", "drops", "decline", "declines", "lag", "lags", "least", "lowest", "worst", "inferior",
-        "low", "small", "weak", "slow", "short", "few", "slows", "slowed", "slowing", "decelerate", "decelerates",
-        "diminish", "diminishes", "diminished", "diminishing", "lessen", "lessens", "lessened", "reduction", "reductions",
-        "degradation", "degradations", "slowdown", "slowdowns", "cut", "cuts"}  # "11.96x reduction in latency"
 # the comparison words that relate two things, one on each side ("X outperforms Y", "X is faster than Y")
 RELATION_UP = {"outperform", "outperforms", "outperformed", "outperforming", "surpass", "surpasses", "surpassed",
                "surpassing", "exceed", "exceeds", "exceeded", "exceeding", "beat", "beats", "beating", "better",

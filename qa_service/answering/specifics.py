@@ -22,7 +22,7 @@ from ..corpus.names import name_key
 from ..corpus.roles import states_number
 from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
-from .polarity import DOWN, UP
+from .directions import DOWN, UP
 from rapidfuzz.distance import OSA
 
 # "how many [of the] A100 GPUs": the counted thing is the first plural noun within a few words
