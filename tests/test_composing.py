@@ -30,6 +30,11 @@ def ask(question: str, about: tuple[str, ...] = ("p:1",)) -> str:
     return MODEL.answer(question, SOURCES, about=about)
 
 
+def answer_of(label: str, text: str, question: str) -> str:
+    """The answer from one paper written for the test, the question about it."""
+    return MODEL.answer(question, [source(1, "p:one", label, text)], about=("p:one",))
+
+
 def test_definition_is_the_introducing_sentence_then_the_main_result():
     answer = ask("What is Zorblax?")
     assert answer.startswith("We propose Zorblax, a decoding scheme") and "2.7× speedup" in answer
@@ -276,10 +281,9 @@ FERRULE = (
 def test_a_mechanism_is_how_the_method_works_not_only_the_sentence_introducing_it():
     """The means clause ("by re-routing tokens") says how, though the sentence reads as a result; the sentence that
     introduces the method says only what it is."""
-    sources = [source(1, "p:5", "Ferrule", FERRULE)]
-    answer = MODEL.answer("How does Ferrule cut down the number of active experts?", sources, about=("p:5",))
+    answer = answer_of("Ferrule", FERRULE, "How does Ferrule cut down the number of active experts?")
     assert "by re-routing tokens onto shared experts" in answer and "1.8×" not in answer
-    answer = MODEL.answer("How does Ferrule make batched decoding efficient?", sources, about=("p:5",))
+    answer = answer_of("Ferrule", FERRULE, "How does Ferrule make batched decoding efficient?")
     assert answer.startswith("We present Ferrule") and "by re-routing tokens" in answer  # what it is, then how
 
 
@@ -291,10 +295,9 @@ HOBNAIL = (
 
 
 def test_a_definition_of_a_thing_other_than_the_paper_is_the_sentence_that_says_what_it_is():
-    sources = [source(1, "p:6", "Hobnail", HOBNAIL)]
-    answer = MODEL.answer("What is leakage drift in feature attribution?", sources, about=("p:6",))
+    answer = answer_of("Hobnail", HOBNAIL, "What is leakage drift in feature attribution?")
     assert answer.startswith("The cause is leakage drift, a distortion") and "We introduce Hobnail" in answer
-    answer = MODEL.answer("What is Hobnail?", sources, about=("p:6",))  # the paper itself: its introducing sentence
+    answer = answer_of("Hobnail", HOBNAIL, "What is Hobnail?")  # the paper itself: its introducing sentence
     assert answer.startswith("We introduce Hobnail")
 
 
@@ -307,6 +310,5 @@ ADZE = (
 
 
 def test_a_why_question_gets_the_sentence_that_gives_the_cause():
-    sources = [source(1, "p:7", "Adze", ADZE)]
-    answer = MODEL.answer("Why does the entropy bonus give little gain for language models?", sources, about=("p:7",))
+    answer = answer_of("Adze", ADZE, "Why does the entropy bonus give little gain for language models?")
     assert "stems from the huge response space" in answer
