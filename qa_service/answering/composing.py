@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..corpus.names import name_key
 from ..corpus.roles import Role
+from ..store.lexical import content_terms
 from ..records import AnswerKind, Source
 from .specifics import counts_any
 
@@ -165,6 +167,30 @@ def _continued(said: Candidate, cands: list[Candidate]) -> Candidate | None:
     after = [c for c in cands if c.source.n == said.source.n and c.start >= said.end]
     following = min(after, key=lambda c: c.start, default=None)
     return following if following is not None and following.figures and _CONTINUES.match(following.text) else None
+
+
+# a sentence that gives a cause: "due to", "because", "stems from", "suffers from", "two causes of", "attributed to"
+_CAUSE = re.compile(r"\b(?:because|due\s+to|owing\s+to|caused\s+by|causes?\s+of|stem(?:s|ming)?\s+from|aris(?:es|ing)\s+from"
+                    r"|suffers?\s+from|result(?:s|ing)?\s+from|attribut\w*\s+(?:\w+\s+){0,3}?to|the\s+reason|lies\s+in|root\s+cause)\b", re.I)
+
+
+def explained(cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
+    """A why question's answer: the best sentence that gives a cause first, when the problem sentences left it out."""
+    cause = next((c for c in cands if _CAUSE.search(c.text)), None)
+    return [cause] + chosen[:2] if cause is not None and cause not in chosen else chosen
+
+
+def defining(thing: str, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
+    """A definition of a thing other than the paper itself ("What is missingness bias?" of the paper introducing MCal):
+    the best sentence that speaks of it (every word of its name, or all but one of a name of three words or more: "the
+    Accidental Correction Rate metric", where the abstract may not say "metric"), then the paper's own; else `chosen`."""
+    label = cands[0].source.label if cands else ""
+    if calls(thing, label) or name_key(thing) == name_key(label):
+        return chosen
+    terms = content_terms(thing) - content_terms(label)
+    need = len(terms) - (1 if len(terms) >= 3 else 0)
+    concept = next((c for c in cands if terms and len(terms & content_terms(c.text)) >= need), None)
+    return [concept] + chosen[:1] if concept is not None and concept not in chosen else chosen
 
 
 def compared(per_source: Sequence[list[Candidate]], figures: bool = False) -> list[Candidate]:

@@ -22,7 +22,7 @@ from .evidence import ASKING_WORDS
 from .followups import standalone_question
 from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, calls, compared, each_named, listed, names, one_paper
+from .composing import Candidate, Composition, calls, compared, defining, each_named, explained, listed, names, one_paper
 from ..questions import answer_kind, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
@@ -51,9 +51,6 @@ class ExtractiveTuning:
     list_words: float = 0.2  # a listed paper's best sentence holds more than this share of the best one's question words
 
 
-# a sentence that gives a cause: "due to", "because", "stems from", "suffers from", "two causes of", "attributed to"
-_CAUSE = re.compile(r"\b(?:because|due\s+to|owing\s+to|caused\s+by|causes?\s+of|stem(?:s|ming)?\s+from|aris(?:es|ing)\s+from"
-                    r"|suffers?\s+from|result(?:s|ing)?\s+from|attribut\w*\s+(?:\w+\s+){0,3}?to|the\s+reason|lies\s+in|root\s+cause)\b", re.I)
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
 _MOST_ASKS = 5  # questions of one given a sentence each: 3**5 assignments at most, whatever a caller sends
 
@@ -117,13 +114,12 @@ class ExtractiveModel:
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
-        if kind is AnswerKind.PROBLEM and asks_cause(question):  # "Why does the entropy bonus fail?": the sentence giving why
-            cause = next((c for c in per_source[0] if _CAUSE.search(c.text)), None)
-            if cause is not None and cause not in chosen:
-                chosen = [cause] + chosen[:2]
-        concept = _concept(question, per_source[0]) if kind is AnswerKind.DEFINITION else None
-        if concept is not None and concept not in chosen:  # "What is missingness bias?": what it is, then the paper's own
-            return [concept] + chosen[:1]
+        if kind is AnswerKind.PROBLEM and asks_cause(question):  # "Why does the entropy bonus fail?"
+            chosen = explained(per_source[0], chosen)
+        if kind is AnswerKind.DEFINITION and defined_thing(question):  # "What is missingness bias?"
+            defined = defining(defined_thing(question), per_source[0], chosen)
+            if defined is not chosen:
+                return defined
         return chosen + self._complete(per_source[0], chosen)
 
     def _counts(self, cands: list[Candidate], things: Sequence[str]) -> bool:
@@ -278,21 +274,6 @@ def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
 
 def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
     return [(passage.start + s, passage.start + e, passage.text[s:e]) for s, e in sentence_spans(passage.text)]
-
-
-def _concept(question: str, cands: list[Candidate]) -> Candidate | None:
-    """The best sentence that speaks of the thing a definition asks for, when that thing is not the paper itself
-    ("What is missingness bias?" of the paper introducing MCal): every word of its name, or all but one of a name of
-    three words or more ("the Accidental Correction Rate metric": the abstract may not say "metric")."""
-    thing = defined_thing(question)
-    label = cands[0].source.label if cands else ""
-    if not thing or calls(thing, label) or name_key(thing) == name_key(label):
-        return None
-    terms = content_terms(thing) - content_terms(label)
-    if not terms:
-        return None
-    need = len(terms) - (1 if len(terms) >= 3 else 0)
-    return next((c for c in cands if len(terms & content_terms(c.text)) >= need), None)
 
 
 def _cite(candidate: Candidate) -> str:
