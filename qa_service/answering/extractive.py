@@ -116,8 +116,9 @@ class ExtractiveModel:
         chosen = one_paper(kind, per_source[0], figures, composition)
         if kind is AnswerKind.PROBLEM and asks_cause(question):  # "Why does the entropy bonus fail?"
             chosen = explained(per_source[0], chosen)
-        if kind is AnswerKind.DEFINITION and defined_thing(question):  # "What is missingness bias?"
-            defined = defining(defined_thing(question), per_source[0], chosen)
+        thing = defined_thing(question) if kind is AnswerKind.DEFINITION else ""
+        if thing:  # "What is missingness bias?"
+            defined = defining(thing, per_source[0], chosen)
             if defined is not chosen:
                 return defined
         return chosen + self._complete(per_source[0], chosen)
