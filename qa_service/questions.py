@@ -369,6 +369,15 @@ def sub_questions(question: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def asked_of_each(question: str) -> AnswerKind | None:
+    """What a list question asks of each paper it lists, in a part of its own ("Which papers make unlearning more robust,
+    and how?": how each one does it; "... and what do they propose?": what each one is); None for a plain list."""
+    parts = sub_questions(question)
+    if len(parts) < 2 or answer_kind(parts[0]) is not AnswerKind.LIST:
+        return None
+    return next((kind for kind in map(answer_kind, parts[1:]) if kind is not AnswerKind.LIST), None)
+
+
 def figures_in(question: str) -> list[str]:
     """The figures a question itself states ("something like 16x", "above 60%")."""
     return [m.group(0).strip() for m in _STATED_FIGURE.finditer(question)]

@@ -312,3 +312,28 @@ ADZE = (
 def test_a_why_question_gets_the_sentence_that_gives_the_cause():
     answer = answer_of("Adze", ADZE, "Why does the entropy bonus give little gain for language models?")
     assert "stems from the huge response space" in answer
+
+
+LOAMNET = (
+    "Soil moisture probes drift over a growing season, and soil moisture readings from cheap probes are rarely trusted. "
+    "We propose Loamnet, which recalibrates each probe against a shared satellite estimate every week. "
+    "Across 40 farms, Loamnet halves the drift of the probes."
+)
+TILLR = (
+    "Soil moisture maps from satellites are too coarse for a single field of soil. "
+    "We introduce Tillr, a downscaling model that fuses radar backscatter with terrain slope. "
+    "Tillr reaches a 0.04 error at 10 m resolution."
+)
+FIELDS = [source(1, "s:1", "Loamnet", LOAMNET), source(2, "s:2", "Tillr", TILLR)]
+
+
+def test_a_list_asking_something_of_each_paper_gives_each_paper_s_answer_to_it():
+    for question in ("Which papers deal with soil moisture, and what do they propose?",
+                     "Which papers work on soil moisture, and how?"):
+        answer = MODEL.answer(question, FIELDS, about=())
+        assert "recalibrates each probe" in answer and "fuses radar backscatter" in answer, question
+        # each paper's sentences together: its listed sentence, then its answer to the second part
+        order = [answer.index(s) for s in ("probes drift", "recalibrates each probe", "maps from satellites", "fuses radar")]
+        assert order == sorted(order), question
+    plain = MODEL.answer("Which papers deal with soil moisture?", FIELDS, about=())
+    assert plain.count("[1]") == 1 and plain.count("[2]") == 1  # a plain list: one sentence per paper

@@ -2,7 +2,9 @@
 
 import pytest
 
-from qa_service.questions import answer_kind, asked_details, asks_cause, asks_figures, defined_thing, is_plural, sub_questions
+from qa_service.questions import (
+    answer_kind, asked_details, asked_of_each, asks_cause, asks_figures, defined_thing, is_plural, sub_questions,
+)
 from qa_service.records import AnswerKind
 
 
@@ -195,3 +197,11 @@ def test_a_definition_names_the_thing_it_asks_to_be_defined(question, thing):
 ])
 def test_a_cause_is_asked_by_why_in_any_accepted_language(question, cause):
     assert asks_cause(question) is cause
+
+
+def test_a_list_question_s_second_part_says_what_it_asks_of_each_paper():
+    assert asked_of_each("Which papers make LLM unlearning more robust, and how?") is AnswerKind.MECHANISM
+    assert asked_of_each("Which papers deal with soil moisture, and what do they propose?") is AnswerKind.OVERVIEW
+    assert asked_of_each("¿Qué artículos tratan la humedad del suelo y cómo la miden?") is AnswerKind.MECHANISM
+    assert asked_of_each("Which papers deal with soil moisture?") is None  # a plain list
+    assert asked_of_each("How does Loamnet work, and what does it report?") is None  # one paper, not a list

@@ -235,3 +235,22 @@ def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composi
         close = _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score)
         chosen += close or cands[:1] + (_best(cands, lambda c: c.figures) if figures else [])
     return chosen
+
+
+def followed(listing: list[Candidate], per_source: Sequence[list[Candidate]], kind: AnswerKind, figures: bool,
+             tuning: Composition) -> list[Candidate]:
+    """A list that asks something of each paper ("..., and how?"): after each paper's listed sentence, the paper's own
+    answer to that part (its method sentence for "how", its contribution for "what do they propose"), each paper's
+    sentences together, most relevant paper first."""
+    chosen: list[Candidate] = []
+    for cands in per_source:
+        own = [c for c in listing if c.source is cands[0].source]
+        if not own:
+            continue
+        if kind is AnswerKind.OVERVIEW:  # what each proposes: the sentence introducing it, else its definition
+            picks = [c for c in cands if c.role is Role.METHOD and _INTRODUCES.search(c.text)] + definition(cands, figures, tuning)
+        else:
+            picks = BY_KIND[kind](cands, figures, tuning)
+        more = [c for c in picks if c not in listing]
+        chosen += own + more[:1]
+    return chosen

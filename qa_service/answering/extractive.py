@@ -22,8 +22,10 @@ from .evidence import ASKING_WORDS
 from .followups import standalone_question
 from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
-from .composing import Candidate, Composition, calls, compared, defining, each_named, explained, listed, names, one_paper
-from ..questions import answer_kind, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions
+from .composing import Candidate, Composition, calls, compared, defining, each_named, explained, followed, listed, names, one_paper
+from ..questions import (
+    answer_kind, asked_of_each, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions,
+)
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
@@ -106,7 +108,9 @@ class ExtractiveModel:
             picked = [c for c in per_source if c is per_source[0] or c[0].source.paper_id in about
                       or (c[0].score >= t.multi_share * top or self._kin(c, meaning, words) or self._counts(c, things))
                       and (not words or max(x.words for x in c) > t.list_words * words)][: t.max_papers]
-            return listed(picked, figures, composition, things)
+            listing = listed(picked, figures, composition, things)
+            each = asked_of_each(question)
+            return followed(listing, picked, each, figures, composition) if each is not None else listing
         named = [c for c in per_source if c[0].source.paper_id in about]
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named, figures)
