@@ -104,6 +104,7 @@ def test_question_sets_are_large_and_well_formed():
 
 @pytest.mark.parametrize("fact,figure", [("26.95%", True), ("3.0×", True), ("2-5x", True), ("1,000 tasks", True), ("10K", True),
                                          ("+3.5% on MATH", True), ("−0.4%", True),
+                                         ("reaching just 7\\%", True), ("$+39.3$ EM@1", True),
                                          ("Qwen2.5-7B", False), ("Pass@1", False), ("L0", False), ("GPT-4o", False)])
 def test_a_figure_is_a_number_on_its_own_not_a_digit_in_a_name(fact, figure):
     assert has_figure(fact) is figure

@@ -103,6 +103,8 @@ _MARKERS = re.compile(r"\s*\[[\d,\s\-–]+\]")  # citation markers are not figur
 
 
 def has_figure(text: str) -> bool:
+    """Does the text state a figure? A fact copied from the raw abstract ("just 7\\%") is read cleaned, as it is printed."""
+    text = clean_text(text)
     return any(_FIGURE.match(token.strip("()[]:;,.!?\"'")) for token in text.split())
 
 
