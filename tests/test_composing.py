@@ -337,3 +337,17 @@ def test_a_list_asking_something_of_each_paper_gives_each_paper_s_answer_to_it()
         assert order == sorted(order), question
     plain = MODEL.answer("Which papers deal with soil moisture?", FIELDS, about=())
     assert plain.count("[1]") == 1 and plain.count("[2]") == 1  # a plain list: one sentence per paper
+
+
+KILNWISE = (
+    "Kiln drying of timber cracks boards when moisture leaves unevenly. We present Kilnwise, a schedule planner for drying "
+    "timber. Kilnwise measures the moisture gradient with embedded pins and slows the fans when the gradient steepens. "
+    "Across 300 boards, Kilnwise cuts cracking by half. Code is available at https://example.org/kilnwise."
+)
+
+
+def test_each_part_of_a_two_part_question_about_one_paper_is_answered():
+    for question in ("What is Kilnwise, and how?", "What is Kilnwise, and how does it work?"):
+        answer = answer_of("Kilnwise", KILNWISE, question)
+        assert "We present Kilnwise" in answer and "slows the fans" in answer, question  # what it is, and how it works
+        assert "example.org" not in answer, question  # a code link answers neither part

@@ -27,7 +27,7 @@ from ..questions import (
     answer_kind, asked_of_each, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions,
 )
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
-from ..corpus.roles import RoledSentence, role_of, roled_sentence, sentence_roles, states_number
+from ..corpus.roles import Role, RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
 from ..corpus.names import name_key
 from ..corpus.textclean import sentence_spans
@@ -85,8 +85,8 @@ class ExtractiveModel:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
         chosen = self._compose(question, kind, figures, per_source, about, every, plural)
-        if figures and not plural:
-            chosen += self._each_asked(question, per_source[0], chosen, corpus)
+        if not plural:  # "What is X, and how does it work?": each part answered
+            chosen += self._each_asked(question, per_source[0], chosen, corpus, figures)
             chosen += self._counting(question, per_source[0], chosen)
         if not plural:
             chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
@@ -139,19 +139,25 @@ class ExtractiveModel:
         return (max(c.meaning for c in cands) >= t.kin_meaning * meaning and words > 0
                 and max(c.words for c in cands) >= t.kin_words * words)
 
-    def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None) -> list[Candidate]:
-        """A question that asks for two things ("How many tasks? And the best success rate?") gets, for each of its
-        questions, a sentence of its own: the sentences sharing most of their words (figured ones, if they ask a figure),
-        each question a different one, so that the sentence answering both best does not leave one unanswered. A
-        question with no word in common (another script) takes the best figured sentence the answer lacks."""
+    def _each_asked(self, question: str, cands: list[Candidate], chosen: list[Candidate], corpus: CorpusView | None,
+                    figures: bool) -> list[Candidate]:
+        """A question that asks for two things ("How many tasks? And the best success rate?", "What is X, and how does it
+        work?") gets, for each of its questions, a sentence of its own: the sentences sharing most of their words (figured
+        ones, if they ask a figure), each question a different one, so that the sentence answering both best does not leave
+        one unanswered. A question with no word in common (another script; "..., and how?") takes the best figured
+        sentence the answer lacks, if it asks figures, else the sentence its own kind picks. A code link answers no part."""
         asks = sub_questions(question)[:_MOST_ASKS]
         if len(asks) < 2:
             return []
+        t = self.tuning
         options: list[list[tuple[float, float, int]]] = []
         for ask in asks:
-            figured = [i for i, c in enumerate(cands) if c.figures or not asks_figures(ask)]
-            overlap = _overlap(ask, [cands[i].text for i in figured], corpus, typos=True)
-            ranked = sorted(((o, cands[i].score, i) for o, i in zip(overlap, figured)), reverse=True)
+            pool = [i for i, c in enumerate(cands) if (c.figures or not asks_figures(ask)) and (figures or c.role is not Role.AVAILABILITY)]
+            overlap = _overlap(ask, [cands[i].text for i in pool], corpus, typos=True)
+            ranked = sorted(((o, cands[i].score, i) for o, i in zip(overlap, pool) if figures or o), reverse=True)
+            if not figures and not ranked:  # "and how?": its kind's sentence
+                picks = one_paper(answer_kind(ask), cands, False, Composition(t.second_share, count_window=t.count_window))
+                ranked = [(0.0, c.score, cands.index(c)) for c in picks if c not in chosen and c.role is not Role.AVAILABILITY][:1]
             if ranked and not ranked[0][0]:
                 ranked = [r for r in ranked if cands[r[2]] not in chosen]  # nothing in common: a sentence not yet given
             options.append(ranked[:_ASK_CHOICES])
