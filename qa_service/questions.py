@@ -281,7 +281,10 @@ _LIMITATIONS = re.compile(
     re.I,
 )
 _PROBLEM = re.compile(
-    r"^\s*why\b|\bwhat (?:\w+ )?(?:problems?|issues?|challenges?|gaps?|motivat\w*)\b|\b(?:motivation|motivated|purpose)\b"
+    r"^\s*why\b|\bwhat (?:\w+ )?(?:problems?|issues?|challenges?|gaps?|motivat\w*|barriers?|obstacles?|bottlenecks?|hurdles?)\b"
+    r"|\b(?:motivation|motivated|purpose)\b"
+    # "what do they say is the main barrier to FP4 training?": the obstacle the paper starts from
+    r"|\b(?:main|key|biggest|central|core|fundamental|primary)\s+(?:barrier|obstacle|bottleneck|hurdle|difficulty|challenge)s?\b"
     r"|\b(?:address|tackle|solve|overcome)s?\b(?!.*\bhow\b)"
     r"|\b(?:pourquoi|quel probl[èe]me|warum|wieso|welches problem|por qu[ée]|qu[ée] problema|por que|qual problema|perch[ée])\b"
     r"|为什么|為什麼|什么问题|什麼問題|なぜ|何のため|どんな問題|왜|무슨 문제",
@@ -393,18 +396,29 @@ def asks_figures(question: str) -> bool:
     return bool(_METRIC.search(text)) and (not _OPENER.search(text) or bool(_COMPARISON.search(text)))
 
 
+# what a term means: "What is meant by X?", "What do the authors mean by X?", "What does 'X' mean?"
+# (not "What does this mean for deployment?": what follows from a result)
+_MEANING = re.compile(r"\bwhat\s+is\s+meant\s+by\b|\bwhat\s+(?:do|does|did)\s+(?:\S+\s+){1,3}?(?:mean\s+by|stand\s+for)\b"
+                      r"|\bwhat\s+(?:do|does)\s+(?:\S+\s+){1,3}?mean\s*[?.!]?\s*$", re.I)
+
 # "What is missingness bias in feature attribution?", "What is meant by 'compensation-aware error'?", "Define X": the thing
 # a definition asks for, up to the words that place it ("in", "for", "used") or the end
 _DEFINED = re.compile(
-    r"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?:meant\s+by\s+)?|define\s+)(?:the\s+|an?\s+)?[\"'‘“]?(?P<thing>[^\"'’”?.!]+?)[\"'’”]?"
+    r"^\W*(?:what(?:'s|\s+is|\s+are)\s+(?:meant\s+by\s+)?|what\s+(?:do|does|did)\s+(?:\w+\s+){1,2}?mean\s+by\s+|define\s+)(?:the\s+|an?\s+)?[\"'‘“]?(?P<thing>[^\"'’”?.!]+?)[\"'’”]?"
     r"(?=\s+(?:in|of|for|from|used|meant|designed|that|which|about|according|exactly|actually|here|and)\b|\s*[?.!]|\s*$)",
     re.I,
 )
 
 
+# "What does 'grouping loss' mean?", "What does the acronym ACR stand for?"
+_MEANS_WHAT = re.compile(r"^\W*what\s+(?:do|does)\s+(?:the\s+(?:term|acronym|phrase|word|name)\s+)?[\"'‘“]?(?P<thing>[^\"'’”?.!]+?)[\"'’”]?"
+                         r"\s+(?:mean|stand\s+for)\b", re.I)
+
+
 def defined_thing(question: str) -> str:
     """The thing an English definition question asks to be defined ("missingness bias"), or ''."""
-    found = _DEFINED.search(clean_question(question))
+    text = clean_question(question)
+    found = _DEFINED.search(text) or _MEANS_WHAT.search(text)
     return found.group("thing").strip() if found else ""
 
 
@@ -423,6 +437,8 @@ def answer_kind(question: str) -> AnswerKind:
     if is_plural(text):
         # "SeedPrints vs ENS: how do these two approaches differ?": plural in its words, a comparison of a pair
         return AnswerKind.COMPARISON if _COMPARISON.search(text) and _PAIR.search(text) else AnswerKind.LIST
+    if _MEANING.search(text):
+        return AnswerKind.DEFINITION  # "What do the authors mean by 'compensation-aware error'?": a term, not its figures
     if _EXISTS.search(text):
         return AnswerKind.YES_NO  # "is there a model that...?": the sentence that decides it
     if _COMPARISON.search(text):

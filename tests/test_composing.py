@@ -301,6 +301,19 @@ def test_a_definition_of_a_thing_other_than_the_paper_is_the_sentence_that_says_
     assert answer.startswith("We introduce Hobnail")
 
 
+def test_what_a_term_means_is_its_definition_not_its_figures():
+    # "error", "distortion" are measures, but a question asking what a term means wants the sentence saying what it is
+    for question in ("What do the authors mean by 'leakage drift'?", "What does 'leakage drift' mean?",
+                     "What is meant by leakage drift here?"):
+        answer = answer_of("Hobnail", HOBNAIL, question)
+        assert answer.startswith("The cause is leakage drift, a distortion"), question
+
+
+def test_the_main_barrier_asked_is_the_problem_the_paper_starts_from():
+    answer = answer_of("Zorblax", ZORBLAX, "what do they say is the main barrier to fast decoding?")
+    assert "autoregressive decoding leaves most of the accelerator idle" in answer and "2.7×" not in answer
+
+
 ADZE = (
     "Entropy bonuses help exploration in robotic control. However, they give little gain when language models are "
     "trained with reinforcement learning. We argue that this stems from the huge response space. "

@@ -205,3 +205,17 @@ def test_a_list_question_s_second_part_says_what_it_asks_of_each_paper():
     assert asked_of_each("¿Qué artículos tratan la humedad del suelo y cómo la miden?") is AnswerKind.MECHANISM
     assert asked_of_each("Which papers deal with soil moisture?") is None  # a plain list
     assert asked_of_each("How does Loamnet work, and what does it report?") is None  # one paper, not a list
+
+
+@pytest.mark.parametrize("question,kind,thing", [
+    ("What do the authors mean by 'compensation-aware error' in GPTQ?", AnswerKind.DEFINITION, "compensation-aware error"),
+    ("What does 'grouping loss' mean?", AnswerKind.DEFINITION, "grouping loss"),
+    ("What does the acronym ACR stand for?", AnswerKind.DEFINITION, "ACR"),
+    ("What is the main bottleneck of FP4 training?", AnswerKind.PROBLEM, ""),
+    ("what do they say is the key obstacle to scaling?", AnswerKind.PROBLEM, ""),
+    ("How much does it mean in practice?", AnswerKind.RESULTS, ""),
+    ("What does this result mean for deployment?", AnswerKind.OVERVIEW, ""),  # what follows from it, not a term
+])
+def test_what_a_term_means_and_the_main_obstacle_are_their_own_kinds(question, kind, thing):
+    assert answer_kind(question) is kind
+    assert kind is not AnswerKind.DEFINITION or defined_thing(question) == thing
