@@ -115,6 +115,9 @@ _NEGATIVE = re.compile(
     r"(?:just|merely|barely)\s+(?:\w+\s+){0,2}\d|near(?:ly)?\s+(?:0|zero)|close to (?:0|zero))\b",
     re.I,
 )
+# a sentence that goes on to detail the one before: "Specifically, ...", "More concretely, ...", "To this end, ..."
+_ELABORATES = re.compile(r"^\W*(?:(?:more\s+)?(?:specifically|concretely)|in\s+(?:particular|detail)|namely|that\s+is"
+                         r"|to\s+(?:this\s+end|do\s+so|do\s+this|achieve\s+this))\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # a pointer into the paper ("Figure 1", "Table 3", "Sec. 4", "Eq. (2)") or a link is no figure it reports
 _POINTER = re.compile(
@@ -151,6 +154,8 @@ def role_of(sentence: str, position: int, count: int, previous: Role | None) -> 
     we = _WE.match(sentence)
     if we:  # the authors speak: what they did, or what they found (a finding verb, or a measured change)
         return Role.RESULT if _FINDING_VERB.match(we.group(1)) or (figures and outcome) else Role.METHOD
+    if previous is Role.METHOD and not figures and _ELABORATES.match(sentence):
+        return Role.METHOD  # "More concretely, the reward measures the increase in ...": the method in detail, no finding
     if figures and (outcome or position > 0) or outcome and not contribution and late:
         return Role.RESULT
     if contribution:
