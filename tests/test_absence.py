@@ -417,3 +417,15 @@ def test_several_absent_things_are_said_as_a_negation_reads_them():
     assert note == "The abstract of Zorblax does not report results on MMLU, GSM8K or HumanEval."
     missing = absence_note(Verdict.yes(["p:1"], False, (), ["the number of GPUs", "which one was best"]), hits, "How many GPUs?")
     assert missing == "The abstract of Zorblax does not report the number of GPUs or which one was best."
+
+
+@pytest.mark.parametrize("question", ["「frame error rate」とは何ですか？どのくらい下がりますか？", "O que é a 'frame error rate' e quanto ela cai?",
+                                      "Was bedeutet „frame error rate“ hier, und wie stark sinkt sie?"])
+def test_a_term_a_question_in_another_language_quotes_finds_the_abstract_that_holds_it(kinds, question):
+    """MiniLM cannot read the question, but the quoted English term is word for word in one abstract: that one answers."""
+    result = kinds().ask(question)
+    assert result.refusal_reason is None and {c.paper_id for c in result.citations} == {"kind:1"}, result.answer
+
+
+def test_a_quoted_term_no_abstract_holds_saves_nothing(kinds):
+    assert kinds().ask("O que é a 'quantum annealing schedule'?").refusal_reason is RefusalReason.OFF_TOPIC

@@ -17,7 +17,8 @@ before the model is asked. The reasons:
 A benchmark or model the question names that the paper's abstract does not mention, where the
 abstract reports something close, is answered with that, the absence stated (`Verdict.absent`).
 Generic words missing from an abstract never refuse: only a missing *kind* of detail does.
-Titles and keywords are evidence as the text is; venue names ("the ICLR paper") are never asked.
+Titles and keywords are evidence as the text is; venue names ("the ICLR paper") are never asked. A term the question
+quotes ("O que é a 'grouping loss'?") that an abstract holds word for word makes it relevant, in any language.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class AnswerabilityJudge:
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
         relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
-                    or (self._holding(asking, found.hits) if is_plural(question) else []))
+                    or (self._holding(asking, found.hits) if is_plural(question) else []) or _quoting(asking, found.hits))
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         unknown = self._unknown(asking, found)
         subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
@@ -367,6 +368,21 @@ def _proper_words(asking: str, language: str | None) -> set[str]:
 
 
 _NOUN_CAPITALISING = ("de",)  # the accepted language that writes every noun with a capital
+
+
+# a term the question quotes, in any language's quotation marks: "O que é a 'grouping loss'?", "le « Reversal Curse »"
+# (a straight quote only between non-letters: "don't" and "the models' outputs" quote nothing)
+_QUOTED = re.compile(r"[‘“«「『„]\s?([^’”»」』“]{3,60}?)\s?[’”»」』“]|(?<!\w)[\"']([^\"']{3,60}?)[\"'](?!\w)")
+
+
+def _quoting(asking: str, hits: list[PaperHit]) -> list[PaperHit]:
+    """Papers whose abstract holds, word for word, each term of two words or more the question quotes: the question is
+    about that term, whatever language it asks in (MiniLM cannot read the question; the quote it can match)."""
+    quoted = [q.strip() for pair in _QUOTED.findall(asking) for q in pair if len(q.split()) >= 2]
+    if not quoted:
+        return []
+    keys = [name_key(q) for q in quoted]
+    return [h for h in hits if all(k and k in name_key(_evidence(h)) for k in keys)]
 
 
 def _evidence(hit: PaperHit) -> str:
