@@ -684,3 +684,16 @@ def test_a_sentence_likening_one_cited_paper_to_another_is_checked_against_each(
     assert verdict_of(checker, sentence, PAIR) == verdict
 
 
+WEIR = [Source(1, "w:1", "Weir", (
+    "Auditing a data deletion is hard: existing audits require retraining a reference model on the kept data. "
+    "We present Weir, an audit that tests whether the outputs on the deleted records still depend on them, "
+    "without requiring model retraining or auxiliary classifiers."))]
+
+
+@pytest.mark.parametrize("claim", [
+    "Weir requires neither model retraining nor auxiliary classifiers [1].",  # what "without requiring" denies
+    "Weir needs no model retraining or auxiliary classifiers [1].",
+])
+def test_a_verb_denied_by_no_or_neither_is_what_without_denies(checker, claim):
+    assert verdict_of(checker, claim, WEIR) != "contradicted"
+

@@ -160,6 +160,9 @@ def denied_phrases(text: str, reach: int = 3) -> list[list[str]]:
                     break
                 if w not in NEGATION and (len(w) > 3 or w.upper() in acronyms) and w not in PREPOSITIONS and w != "than":
                     taken.append(w)  # not "than" of "rather than"; an acronym is a thing however short ("without RL")
+            before = tokens[i - 1] if i else ""
+            if taken and t in ("no", "neither") and len(before) > 3 and before not in NEGATION and before not in PREPOSITIONS:
+                taken.insert(0, before)  # "requires neither retraining": what "without requiring retraining" denies
             if taken:
                 out.append(taken)
         elif t.endswith("-free") and len(t) > 8:  # "clipping-free": without clipping
