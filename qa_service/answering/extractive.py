@@ -88,7 +88,6 @@ class ExtractiveModel:
         if not plural:  # "What is X, and how does it work?": each part answered
             chosen += self._each_asked(question, per_source[0], chosen, corpus, figures)
             chosen += self._counting(question, per_source[0], chosen)
-        if not plural:
             chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
         return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
