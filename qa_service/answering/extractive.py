@@ -97,7 +97,7 @@ class ExtractiveModel:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
-        composition = Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words, count_window=t.count_window)
+        composition = self._composition()
         if every and about:
             return [cands[0] for cands in per_source]
         if plural and len(per_source) > 1:  # one sentence from each relevant paper, the most relevant first
@@ -126,6 +126,11 @@ class ExtractiveModel:
                 return defined
         return chosen + self._complete(per_source[0], chosen)
 
+    def _composition(self) -> Composition:
+        """The composer's numbers, from the model's settings."""
+        t = self.tuning
+        return Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words, count_window=t.count_window)
+
     def _counts(self, cands: list[Candidate], things: Sequence[str]) -> bool:
         """A paper that counts a thing a list question asks the count of ("how many scenes or clips each") answers it."""
         return bool(things) and any(counts_any(c.text, things, self.tuning.count_window) for c in cands)
@@ -148,14 +153,13 @@ class ExtractiveModel:
         asks = sub_questions(question)[:_MOST_ASKS]
         if len(asks) < 2:
             return []
-        t = self.tuning
         options: list[list[tuple[float, float, int]]] = []
         for ask in asks:
             pool = [i for i, c in enumerate(cands) if (c.figures or not asks_figures(ask)) and (figures or c.role is not Role.AVAILABILITY)]
             overlap = _overlap(ask, [cands[i].text for i in pool], corpus, typos=True)
             ranked = sorted(((o, cands[i].score, i) for o, i in zip(overlap, pool) if figures or o), reverse=True)
             if not figures and not ranked:  # "and how?": its kind's sentence
-                picks = one_paper(answer_kind(ask), cands, False, Composition(t.second_share, count_window=t.count_window))
+                picks = one_paper(answer_kind(ask), cands, False, self._composition())
                 ranked = [(0.0, c.score, cands.index(c)) for c in picks if c not in chosen and c.role is not Role.AVAILABILITY][:1]
             if ranked and not ranked[0][0]:
                 ranked = [r for r in ranked if cands[r[2]] not in chosen]  # nothing in common: a sentence not yet given
