@@ -38,6 +38,7 @@ def build_model(settings: Settings) -> ChatModel:
             settings.answer_multi_share, settings.answer_second_share, settings.answer_max_papers,
             settings.answer_kin_meaning, settings.answer_kin_words, settings.roles_cache_size,
             settings.answer_per_named, settings.answer_figure_words, settings.count_window, settings.answer_list_words,
+            settings.answer_list_own_share,
         ))
     return OpenAIChatModel(settings, provider=OpenAIProvider(settings))
 

@@ -1,6 +1,6 @@
 """The offline answer for each kind of question, on papers written for the test (not the seeds)."""
 
-from qa_service.answering.extractive import ExtractiveModel
+from qa_service.answering.extractive import ExtractiveModel, ExtractiveTuning
 from qa_service.records import Passage, Source
 
 ZORBLAX = (
@@ -364,3 +364,23 @@ def test_each_part_of_a_two_part_question_about_one_paper_is_answered():
         answer = answer_of("Kilnwise", KILNWISE, question)
         assert "We present Kilnwise" in answer and "slows the fans" in answer, question  # what it is, and how it works
         assert "example.org" not in answer, question  # a code link answers neither part
+
+
+CORALMAP = (
+    "Coral reefs shelter a quarter of marine species on coral reef habitats. "
+    "We map reef bleaching from drone images with a segmentation network. It finds bleached coral with 91% precision."
+)
+REEFSOUND = (
+    "Healthy reefs are loud, and reef sound carries far. We record reef soundscapes and classify coral reef health from "
+    "the recordings. The classifier separates degraded from healthy reefs in 84% of sites."
+)
+REEFS = [source(1, "c:1", "CoralMap", CORALMAP), source(2, "c:2", "ReefSound", REEFSOUND)]
+
+
+def test_a_listed_paper_whose_best_sentence_sets_the_scene_also_gives_its_own_work():
+    answer = MODEL.answer("Which papers study coral reefs?", REEFS, about=())
+    assert "We map reef bleaching" in answer  # what the paper does, not only the field it is in
+    assert answer.index("Coral reefs shelter") < answer.index("We map reef bleaching")  # each paper's sentences together
+    assert "We record reef soundscapes" in answer
+    off = ExtractiveModel(ExtractiveTuning(list_own_share=10.0)).answer("Which papers study coral reefs?", REEFS, about=())
+    assert "We map reef bleaching" not in off  # the setting answer_list_own_share: above any score, the scene alone

@@ -44,6 +44,7 @@ class Composition:
     per_named: int = 2  # sentences from each paper a question names (setting answer_per_named)
     figure_words: float = 0.5  # a figured result sentence holding this share of the best one's question words gives an asked figure too
     count_window: int = 4  # a number at most this many words before a thing counts it (setting count_window)
+    own_share: float = 0.5  # a listed paper whose best sentence only sets the scene also gives its own work at this share (answer_list_own_share)
 
 
 Pick = Callable[[list[Candidate], bool, Composition], list[Candidate]]
@@ -233,8 +234,18 @@ def listed(per_source: Sequence[list[Candidate]], figures: bool, tuning: Composi
             continue
         wanted: Callable[[Candidate], bool] = (lambda c: c.figures) if figures else (lambda c: c.role is Role.METHOD)
         close = _best(cands, lambda c: wanted(c) and c.score >= tuning.second_share * cands[0].score)
-        chosen += close or cands[:1] + (_best(cands, lambda c: c.figures) if figures else [])
+        chosen += close or cands[:1] + _own_work(cands, tuning) + (_best(cands, lambda c: c.figures) if figures else [])
     return chosen
+
+
+def _own_work(cands: list[Candidate], tuning: Composition) -> list[Candidate]:
+    """A paper's best sentence that only sets the scene ("Machine unlearning remains hard to evaluate ...") says what field
+    it is in, not what it does: its best sentence of its own work (problem, method or result) comes with it, when that
+    scores at least `own_share` of the best one."""
+    if not cands or cands[0].role is not Role.BACKGROUND:
+        return []
+    return _best(cands, lambda c: c.role is not Role.BACKGROUND and c.role is not Role.AVAILABILITY
+                 and c.score >= tuning.own_share * cands[0].score)
 
 
 def followed(listing: list[Candidate], per_source: Sequence[list[Candidate]], kind: AnswerKind, figures: bool,

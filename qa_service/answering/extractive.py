@@ -51,6 +51,7 @@ class ExtractiveTuning:
     figure_words: float = 0.5
     count_window: int = 4  # a number this many words before a thing counts it (setting count_window)
     list_words: float = 0.2  # a listed paper's best sentence holds more than this share of the best one's question words
+    list_own_share: float = 0.5  # a listed paper's scene-setting best sentence comes with its own work scoring this share of it
 
 
 _ASK_CHOICES = 3  # sentences weighed for each question of a several-question one (3 questions: 27 assignments)
@@ -129,7 +130,8 @@ class ExtractiveModel:
     def _composition(self) -> Composition:
         """The composer's numbers, from the model's settings."""
         t = self.tuning
-        return Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words, count_window=t.count_window)
+        return Composition(t.second_share, per_named=t.per_named, figure_words=t.figure_words, count_window=t.count_window,
+                           own_share=t.list_own_share)
 
     def _counts(self, cands: list[Candidate], things: Sequence[str]) -> bool:
         """A paper that counts a thing a list question asks the count of ("how many scenes or clips each") answers it."""
