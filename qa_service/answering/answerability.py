@@ -350,7 +350,8 @@ _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 _SENTENCES = re.compile(r"(?:[^.?!;:]|[.:](?!\s|$))+")
 # a capitalised word, and the capitalised words and version numbers that follow it: "Natural Questions", "Claude 3.5 Sonnet"
-_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][a-z]{3,}(?:\s+(?:\d+(?:\.\d+)*|[A-Z][a-z]+)(?![\w'’-]))*(?![\w'’-])")
+# a version is read whole: "Llama 3.1's" names no "Llama 3"
+_CAPITALISED = re.compile(r"(?<![\w'’-])[A-Z][a-z]{3,}(?:\s+(?:\d+(?:\.\d+)*(?![.,]?\d)|[A-Z][a-z]+)(?![\w'’-]))*(?![\w'’-])")
 
 
 def _proper_words(asking: str, language: str | None) -> set[str]:

@@ -15,6 +15,8 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import AbstractSet, Callable
 
+from ..corpus.labels import VERSION_DOT
+
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9, "t": 1e12, "trillion": 1e12}
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
           "eleven": 11, "twelve": 12, "thirteen": 13, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
@@ -41,7 +43,7 @@ ALTERNATIVES = re.compile(rf"{_ITEM}(?:, {_ITEM})*,? (?:and|or|nor) {_ITEM}")  #
 # words after a figure that run into the next one are that one's: "x3.12 | with a median speedup of x1.42"
 _NEXT_LEAD = re.compile(r"\b(?:with|reaching|whose)\b", re.I)
 _LIST_GAP = re.compile(r"\s*(?:(?:on|in|for|at|with|over)\s+[^,;.()]{1,40}?)?,\s*(?:and\s+)?|\s+and\s+")  # between listed figures
-_NAME_TOKEN = re.compile(r"[A-Za-z][\w'’@-]*[\w]|[A-Za-z]")  # @: metrics such as Pass@1, Recall@10
+_NAME_TOKEN = re.compile(rf"[A-Za-z](?:[\w'’@-]|{VERSION_DOT})*\w|[A-Za-z]")  # @: metrics such as Pass@1, Recall@10
 _ENDS_SENTENCE = re.compile(r"[.:;!?|]\s*$")
 _HYPHENS = {ord(c): "-" for c in "\u2010\u2011\u2012\u2013\u2212"}
 _TOKEN = re.compile(r"[\w][\w.'’+@-]*[\w+]|\w")
@@ -165,12 +167,13 @@ def name_spans(text: str, capitalised: bool = False) -> tuple[tuple[int, int, st
 
 
 def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
-    """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing."""
+    """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing;
+    not a word the claim says too ("Qwen3-1.7B-Base lifts" for "On Qwen3-1.7B-Base, it lifts"): the verb of both."""
     after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b")
     said = {m.group(1) for m in after.finditer(claim.lower())}
     for match in after.finditer(quote.lower()):
         word = match.group(1)
-        if word not in said and stems(word) and name in claim.lower():
+        if word not in said and stems(word) and not stems(word) & stems(claim) and name in claim.lower():
             return f"{name} {word}"
     return ""
 

@@ -17,7 +17,7 @@ from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
-from ..corpus.names import name_key, typo_budget
+from ..corpus.names import occurs_keyed, typo_budget
 from ..corpus.roles import Role, sentence_roles
 from ..store.lexical import content_terms, content_terms_each
 from ..corpus.names import OTHER_LANGUAGES
@@ -146,8 +146,7 @@ def has_core(core: set[str], text: str, settings: Settings, analyse: Callable[[s
 
 def mentions(text: str, thing: str) -> bool:
     """Does the text mention this name or figure, in any spelling of it (case, hyphens, spaces, × for x)?"""
-    key = name_key(thing.replace("×", "x"))
-    return bool(key) and key in name_key(text.replace("×", "x"))
+    return occurs_keyed(text.replace("×", "x"), thing.replace("×", "x"))
 
 
 def reports_close(text: str, figures: bool) -> bool:

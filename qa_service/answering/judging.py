@@ -17,6 +17,7 @@ import numpy as np
 from wordfreq import zipf_frequency
 
 from ..corpus.textclean import sentence_spans
+from ..corpus.names import occurs
 from ..records import Citation, SentenceVerdict, Source
 from ..store.lexical import content_terms, stem
 from .abstracts import Read, Reads, Terms
@@ -211,13 +212,13 @@ class Judge:
         """Every named thing in the abstract, as the same thing, and in the quote that carries the claim."""
         names = named_things(fold(claim))
         text, label = fold(source.paper_text).lower(), fold(source.label).lower()
-        missing = sorted(n for n in names if n not in text and n not in label)
+        missing = sorted(n for n in names if not occurs(text, n) and not occurs(label, n))  # GPT-4 is not GPT-4.1
         if missing:
             return SentenceVerdict.UNVERIFIED, f"[{source.n}] does not name {missing[0]}"
         other = next((v for v in (variant(n, fold(claim), fold(quote), reads.stems) for n in sorted(names)) if v), "")
         if other:
             return SentenceVerdict.UNVERIFIED, f"the quote speaks of {other}"
-        away = sorted(n for n in names if n not in fold(quote).lower() and n not in label and not self._joined(claim, n, source, reads))
+        away = sorted(n for n in names if not occurs(fold(quote).lower(), n) and not occurs(label, n) and not self._joined(claim, n, source, reads))
         if away:  # a name the abstract gives elsewhere: the quote that carries the claim must name what it is about
             return SentenceVerdict.UNVERIFIED, f"the quote does not name {away[0]}"
         return None

@@ -11,7 +11,9 @@ from .textclean import clean_text
 
 # a hyphen may be typeset as U+2010 or the non-breaking U+2011 ("MMLU‑Pro"): the same name
 HYPHEN = re.compile(r"[-\u2010\u2011]")  # a hyphen as names are typeset: ASCII, U+2010, non-breaking U+2011
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9²³⁰¹⁴-⁹\-\u2010\u2011]*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
+# a full stop between digits is part of a version (GPT-4.1, Qwen2.5-7B): one name, not "GPT-4" and "1"
+VERSION_DOT = r"(?<=\d)\.(?=\d)"
+_TOKEN = re.compile(rf"[A-Za-z0-9](?:[A-Za-z0-9²³⁰¹⁴-⁹\-\u2010\u2011]|{VERSION_DOT})*[A-Za-z0-9²³⁰¹⁴-⁹]|[A-Z]")
 _BOLD_RAW = re.compile(r"\*\*([^*]{2,40})\*\*|\\textbf\{([^{}]{2,40})\}|\\emph\{([^{}]{2,40})\}")
 _INTRO = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:first\s+|further\s+)?(?:propose|introduce|present|develop|design)s?\b",
@@ -42,7 +44,7 @@ def is_name_like(token: str) -> bool:
     return inner_upper or (has_digit and token[0].isupper())
 
 
-_QUESTION_WORD = re.compile(r"[\w²³\-\u2010\u2011]+")
+_QUESTION_WORD = re.compile(rf"(?:[\w²³\-\u2010\u2011]|{VERSION_DOT})+")
 
 
 def question_names(question: str) -> set[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import AbstractSet, Callable, Iterable
 
 from rapidfuzz import process
@@ -19,10 +20,10 @@ from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
-from .labels import HYPHEN, is_name_like, name_candidates
+from .labels import HYPHEN, VERSION_DOT, is_name_like, name_candidates
 from ..records import NameMatch
 
-_WORD = re.compile(r"[\w²³'’\-\u2010\u2011]+")
+_WORD = re.compile(rf"(?:[\w²³'’\-\u2010\u2011]|{VERSION_DOT})+")
 _POSSESSIVE = re.compile(r"['’]s$")
 _LIKENESS = {"style", "like", "based", "inspired", "type", "esque", "ish", "alike", "artig", "ähnlich", "similar"}  # "X-style": akin to X
 
@@ -32,6 +33,56 @@ _TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then
 def name_key(text: str) -> str:
     """RouterArena, router-arena, 'Router Arena', K²-Agent -> routerarena, k2agent."""
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+
+_LATER_VERSION = re.compile(r"[.,]?\d")  # "GPT-4" before ".1", "H10" before "0": the front of another name
+_EARLIER_VERSION = re.compile(r"\d[.,]?$")  # "7B" after "1.": the tail of another size
+
+
+def _apart(text: str, start: int, end: int, name: str) -> bool:
+    """Does the name at text[start:end] stand as itself, not as the front or the tail of a longer version?"""
+    if name[-1:].isdigit() and _LATER_VERSION.match(text, end):
+        return False
+    return not (name[:1].isdigit() and _EARLIER_VERSION.search(text[max(0, start - 2):start]))
+
+
+def occurs(text: str, name: str) -> bool:
+    """The name stands in the text as the thing it names: GPT-4 does not occur in "GPT-4.1", nor Qwen2 in
+    "Qwen2.5-7B", nor 7B in "Qwen3-1.7B"; a version is another model. Both as given (the caller folds case)."""
+    start = text.find(name)
+    while start >= 0:
+        if _apart(text, start, start + len(name), name):
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+@lru_cache(maxsize=2048)  # the same abstracts are asked about each name of each question
+def _keyed(text: str) -> tuple[str, tuple[int, ...]]:
+    """The text's name key, and where in the text each of its characters stands."""
+    chars: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(text):
+        for k in unicodedata.normalize("NFKC", c).lower():
+            if k.isalnum():
+                chars.append(k)
+                where.append(i)
+    return "".join(chars), tuple(where)
+
+
+def occurs_keyed(text: str, thing: str) -> bool:
+    """`occurs` in any spelling of the name (case, hyphens, spaces: "Router Arena" is RouterArena), its version kept."""
+    key = name_key(thing)
+    if not key:
+        return False
+    keyed, where = _keyed(text)
+    start = keyed.find(key)
+    while start >= 0:
+        first, last = where[start], where[start + len(key) - 1]
+        if _apart(text, first, last + 1, key):
+            return True
+        start = keyed.find(key, start + 1)
+    return False
 
 
 def paper_names(label: str, texts: Iterable[str]) -> set[str]:
