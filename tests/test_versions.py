@@ -101,6 +101,17 @@ def test_a_verb_after_a_versioned_name_is_no_variant_of_it():
     assert variant("gpt-4o", "gpt-4o reaches 21.7%.", "gpt-4o mini reaches 21.7%.", stems) == "gpt-4o mini"
 
 
+@pytest.mark.parametrize("name,claim,quote", [
+    ("lyra-2", "lyra-2 generalises to unseen tasks.", "lyra-2 shows strong generalisation to unseen tasks."),  # a verb's -s
+    ("rope", "queries with rope explain 74% of activity.", "queries with rope best explain 74% of activity."),  # a superlative
+    ("marl", "a marl method for routing.", "marl multi-agent routing."),  # the front of a compound
+])
+def test_what_a_name_does_is_no_variant_of_it(name, claim, quote):
+    stems = lambda text: {w[:-1] if w.endswith("s") else w for w in re.findall(r"[a-z]{3,}", text)}  # noqa: E731
+    assert variant(name, claim, quote, stems) == ""
+    assert variant("gpt-4o", "gpt-4o reaches 21.7%.", "gpt-4o nano reaches 21.7%.", stems) == "gpt-4o nano"
+
+
 def test_a_claim_whose_model_is_followed_by_its_verb_in_the_quote_is_ticked(answerer):
     paper = next(p for p in load_corpus([VERSIONS]) if p.id == "ver:4")
     claim = "On Qwen3-1.7B-Base, Tilde gains 17% on average over eight math benchmarks [1]."

@@ -166,15 +166,27 @@ def name_spans(text: str, capitalised: bool = False) -> tuple[tuple[int, int, st
     return tuple(names)
 
 
+_SUPERLATIVE_WORD = re.compile(r"best|worst|most|least|[a-z]{2,}est")
+
+
+def _inflected(word: str, stems: Callable[[str], AbstractSet[str]]) -> bool:
+    """A verb's or a plural's -s ("shows", "lifts"): the word stems as itself without it."""
+    return len(word) > 3 and word.endswith("s") and bool(stems(word)) and stems(word) == stems(word[:-1])
+
+
 def variant(name: str, claim: str, quote: str, stems: Callable[[str], AbstractSet[str]]) -> str:
     """The short word the quote puts after a name the claim gives bare ("GPT-4o mini" for "GPT-4o"): another thing;
-    not a word the claim says too ("Qwen3-1.7B-Base lifts" for "On Qwen3-1.7B-Base, it lifts"): the verb of both."""
-    after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b")
+    not a word the claim says too ("Qwen3-1.7B-Base lifts" for "On Qwen3-1.7B-Base, it lifts"): the verb of both, nor
+    an inflected verb, a superlative or the front of a compound ("K²-Agent shows", "RoPE best", "multi-agent")."""
+    after = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])\s+([a-z]{{2,5}})\b(?![-\u2010\u2011])")  # not "multi-agent"
     said = {m.group(1) for m in after.finditer(claim.lower())}
     for match in after.finditer(quote.lower()):
         word = match.group(1)
-        if word not in said and stems(word) and not stems(word) & stems(claim) and name in claim.lower():
-            return f"{name} {word}"
+        if word in said or not stems(word) or stems(word) & stems(claim) or name not in claim.lower():
+            continue
+        if _inflected(word, stems) or _SUPERLATIVE_WORD.fullmatch(word):
+            continue  # "K²-Agent shows", "RoPE best explains": what the name does, not another name
+        return f"{name} {word}"
     return ""
 
 
