@@ -429,3 +429,19 @@ def test_a_term_a_question_in_another_language_quotes_finds_the_abstract_that_ho
 
 def test_a_quoted_term_no_abstract_holds_saves_nothing(kinds):
     assert kinds().ask("O que é a 'quantum annealing schedule'?").refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_the_absence_sentence_before_a_list_leaves_the_list_on_lines_of_its_own():
+    """A Markdown list read after "What it does report:" on the same line is no list: it opens on the next line."""
+    from qa_service.answering.absence import ABSENCE_LEAD, state_absence
+    from qa_service.records import AnswerSentence, CheckedAnswer, Citation
+
+    listing = "- **Zorblax**: Zorblax drafts tokens [1].\n- **Quux**: Quux reranks passages [2]."
+    item = AnswerSentence(15, 41, "Zorblax drafts tokens [1].", cites=[1])
+    checked = CheckedAnswer(listing, citations=[Citation(1, "p:1", "Zorblax", "Zorblax drafts tokens", 0, 21, 1.0, True, 0)], sentences=[item])
+    out = state_absence(checked, "The abstract of Zorblax does not report results on MMLU.")
+    assert out.answer.startswith(f"The abstract of Zorblax does not report results on MMLU. {ABSENCE_LEAD}\n- **Zorblax**: ")
+    moved = out.sentences[-1]
+    assert out.answer[moved.start:moved.end] == "Zorblax drafts tokens [1]."
+    prose = state_absence(CheckedAnswer("Zorblax drafts tokens [1].", citations=checked.citations), "The abstract says nothing.")
+    assert prose.answer == f"The abstract says nothing. {ABSENCE_LEAD} Zorblax drafts tokens [1]."

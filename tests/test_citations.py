@@ -287,6 +287,19 @@ def test_a_bold_line_on_its_own_is_a_heading_not_an_uncited_claim(checker):
     assert not any("no citation" in w for w in result.warnings) and result.answer == answer
 
 
+
+def test_a_list_item_s_bold_label_with_a_name_s_digits_is_structure_and_a_figure_label_is_checked(checker):
+    """The offline model's lists open each item with the paper's label ("- **CUDA-L1**: ..."): a digit inside a name is
+    the label's; one opening a word ("**3x faster.**") is a figure, checked with the sentence it heads."""
+    vexa = [Source(1, "v:1", "Vexa-L1", "We present Vexa-L1, a code obfuscation model. Vexa-L1 achieves 26.95% Pass@1 on "
+                                       "CodeSet compared to 22.58% for Orion.")]
+    answer = ("- **Vexa-L1**: Vexa-L1 achieves 26.95% Pass@1 on CodeSet compared to 22.58% for Orion [1].\n"
+              "- **3x faster.** Vexa-L1 achieves 26.95% Pass@1 on CodeSet [1].")
+    units = {u.text: u for u in checker.check(answer, vexa).sentences}
+    assert units["- **Vexa-L1**:"].kind.value == "structure"
+    assert units["Vexa-L1 achieves 26.95% Pass@1 on CodeSet compared to 22.58% for Orion [1]."].verdict.value == "supported"
+    assert "- **3x faster.**" not in units and any(text.startswith("- **3x faster.**") for text in units)
+
 # Fourth round: things bound otherwise than the quote binds them, and correct paraphrases the check used to cross.
 VAULT = [Source(1, "v:1", "Vexa", (
     "We present Vexa, a code obfuscation model. Vexa achieves 26.95% Pass@1 on CodeSet compared to 22.58% for Orion. "

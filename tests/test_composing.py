@@ -82,8 +82,32 @@ def test_comparison_gives_each_paper_a_method_and_a_result_sentence():
 def test_list_gives_one_sentence_per_paper_most_relevant_first():
     answer = ask("Which papers speed up decoding or the reranking of passages?", about=())
     assert answer.count("[1]") == 1 and answer.count("[2]") == 1 and "[3]" not in answer
-    assert answer.startswith("We introduce Quux")  # it matches more of the question than source 1: the most relevant first
-    assert "We propose Zorblax" in answer  # each paper's contribution sentence
+    assert answer.startswith("- **Quux**: We introduce Quux")  # it matches more of the question than source 1: the most relevant first
+    assert "\n- **Zorblax**: We propose Zorblax" in answer  # each paper's contribution sentence, in an item of its own
+
+
+def test_an_answer_from_several_papers_is_a_list_naming_each_paper_once():
+    """A run of quotes does not say which paper is which: one item per paper, its label in bold, its sentences together."""
+    for question, about in (("Which papers speed up decoding or the reranking of passages, and by how much?", ()),
+                            ("How do Zorblax and Quux differ?", ("p:1", "p:2"))):
+        lines = ask(question, about=about).split("\n")
+        assert len(lines) == 2, lines
+        assert sorted(line.split("**")[1] for line in lines) == ["Quux", "Zorblax"]
+        for line in lines:
+            label = line.split("**")[1]
+            assert line.startswith(f"- **{label}**: ") and line.count(f"[{1 if label == 'Zorblax' else 2}]") == line.count("[")
+
+
+def test_a_label_that_cannot_be_an_item_label_is_left_out_and_the_item_stays():
+    """A label with a figure in it ("3x faster") or Markdown's marks would be read as a claim, or break the bold."""
+    odd = [source(1, "p:1", "2 drafts are better than one", ZORBLAX), source(2, "p:2", "Quux_v2", QUUX)]
+    answer = MODEL.answer("Which papers speed up decoding or the reranking of passages?", odd, about=())
+    lines = answer.split("\n")
+    assert len(lines) == 2 and all(line.startswith("- ") and "**" not in line for line in lines), answer
+
+
+def test_one_paper_s_answer_stays_prose():
+    assert "\n" not in ask("How does Zorblax work?") and not ask("How does Zorblax work?").startswith("- ")
 
 
 def test_a_list_that_asks_figures_gives_each_paper_s_figures_too():

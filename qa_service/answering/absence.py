@@ -48,7 +48,7 @@ def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
     A refusal, or nothing absent, is left as it is."""
     if not note or checked.refused or not checked.citations:
         return checked
-    lead = f"{note} {ABSENCE_LEAD} "
+    lead = f"{note} {ABSENCE_LEAD}" + ("\n" if checked.answer.startswith("- ") else " ")  # a list opens on its own line
     units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
              AnswerSentence(len(note) + 1, len(lead) - 1, ABSENCE_LEAD, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
     citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]

@@ -20,6 +20,7 @@ import numpy as np
 
 from .evidence import ASKING_WORDS
 from .followups import standalone_question
+from .segments import is_item_label
 from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, defining, each_named, explained, followed, listed, names, one_paper
@@ -91,7 +92,10 @@ class ExtractiveModel:
             chosen += self._counting(question, per_source[0], chosen)
             chosen.sort(key=lambda c: (c.source.n, c.start))  # one paper, or a comparison: each paper's sentences in order
         unique = {(c.source.n, c.start): c for c in reversed(chosen)}  # a sentence picked twice is said once, where first picked
-        return " ".join(_cite(c) for c in chosen if unique.pop((c.source.n, c.start), None) is not None)
+        said = [c for c in chosen if unique.pop((c.source.n, c.start), None) is not None]
+        if len({c.source.n for c in said}) > 1:  # a list or a comparison: one item per paper, named
+            return itemised(said)
+        return " ".join(_cite(c) for c in said)
 
     def _compose(self, question: str, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str],
                  every: bool, plural: bool) -> list[Candidate]:
@@ -290,6 +294,22 @@ def _roles_by_start(paper_text: str) -> dict[int, RoledSentence]:
 
 def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
     return [(passage.start + s, passage.start + e, passage.text[s:e]) for s, e in sentence_spans(passage.text)]
+
+
+def itemised(said: Sequence[Candidate]) -> str:
+    """An answer quoting several papers as a Markdown list, one item per paper in the order first quoted, each opening
+    with the paper's label in bold ("- **ODEBrain**: ... [3]."): a run of quotes does not say which paper is which. The
+    label is the answer's structure, not a claim (`segments`); one that could not be read as a label (a figure in it,
+    Markdown's own marks, longer than a label line holds) is left out, the item still its paper's."""
+    groups: dict[int, list[Candidate]] = {}
+    for c in said:
+        groups.setdefault(c.source.n, []).append(c)
+    items = []
+    for group in groups.values():
+        label = " ".join(group[0].source.label.split())
+        head = f"**{label}**: " if is_item_label(label) else ""
+        items.append("- " + head + " ".join(_cite(c) for c in group))
+    return "\n".join(items)
 
 
 def _cite(candidate: Candidate) -> str:

@@ -30,7 +30,9 @@ _HEADING = re.compile(r"[ \t]*#{1,6}[ \t]")
 _BOLD_LINE = re.compile(rf"[ \t]*(\*\*|__)[^*_\[\]\n]{{1,80}}?{_MARKERS}:?\1{_MARKERS}:?[ \t]*")
 # an item's bold label before its sentence ("- **Tool-call rewards.** TRM is ...", "**Results**: ..."): the model's
 # heading for the item, a unit of its own and no claim; a label with a figure in it ("**3x faster.**") is checked with the rest
-_LABEL = re.compile(r"[ \t]*(?:(?:[-*•+]|\d{1,3}[.)])[ \t]+)?(\*\*|__)[^*_\n\d]{1,80}?(?:[.:]\1|\1:)(?=\s+\S)")
+# (a digit inside a name, "CUDA-L1", "GPT-4", "Qwen2.5", is part of the label; one that opens a word, "3x", "40%", a figure)
+_LABEL_TEXT = r"(?:[^*_\n\d]|(?<=[^\s(*_\[])\d){1,80}?"
+_LABEL = re.compile(rf"[ \t]*(?:(?:[-*•+]|\d{{1,3}}[.)])[ \t]+)?(\*\*|__){_LABEL_TEXT}(?:[.:]\1|\1:)(?=\s+\S)")
 _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)
@@ -116,6 +118,11 @@ def parse_numbers(marker: str) -> list[int]:
 def cited(text: str) -> list[int]:
     """Every source number the text's markers name, in order, once each."""
     return list(dict.fromkeys(n for m in MARKER.finditer(text) for n in parse_numbers(m.group(1))))
+
+
+def is_item_label(label: str) -> bool:
+    """Can this paper label open a list item in bold ("- **CUDA-L1**: ...") and be read back as the item's label?"""
+    return bool(label) and not {"[", "]"} & set(label) and _LABEL.match(f"- **{label}**: x") is not None
 
 
 def declines(text: str) -> bool:
