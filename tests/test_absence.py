@@ -31,7 +31,7 @@ def test_titles_and_keywords_count_as_evidence_on_a_small_corpus(answerer, quest
 
 def test_a_benchmark_the_abstract_does_not_mention_is_said_first_then_what_it_reports(answerer):
     result = answerer.ask("How does Zorblax do on MMLU?")
-    note = "The abstract of Zorblax: Faster Decoding with Draft Trees does not report results on MMLU."
+    note = "The abstract of Zorblax does not report results on MMLU."  # a titled paper by its name
     assert result.answer.startswith(note + " What it does report: ")
     assert "2.7× speedup" in result.answer and result.refusal_reason is None and result.grounded
     first, lead = result.sentences[0], result.sentences[1]
@@ -118,7 +118,7 @@ def test_a_model_named_with_a_version_the_corpus_never_uses_is_said_absent(answe
     """"Vocoder-3" is in no name book, and its words are corpus words (so it is no unknown name either): it is still
     a named thing the abstract lacks."""
     result = answerer.ask("Did Zorblax beat Vocoder-3 on the chat benchmarks?")
-    assert result.answer.startswith("The abstract of Zorblax: Faster Decoding with Draft Trees does not mention Vocoder-3."), result.answer
+    assert result.answer.startswith("The abstract of Zorblax does not mention Vocoder-3."), result.answer
 
 
 def test_a_decimal_version_inside_a_question_does_not_split_the_question(answerer):
@@ -169,7 +169,7 @@ def test_a_figure_the_abstract_lacks_beside_a_question_it_answers_is_said_absent
     assert alone.refusal_reason is RefusalReason.DETAIL_MISSING, alone.answer
     result = answerer.ask("How fast is Glimmer in frames per second? What does its setup combine?")
     assert result.refusal_reason is None, result.answer
-    assert result.answer.startswith("The abstract of Glimmer: Thermal Imaging of Graphene Ribbons does not report the figure asked for.")
+    assert result.answer.startswith("The abstract of Glimmer does not report the figure asked for.")
     assert "confocal microscope" in result.answer and result.grounded
 
 
@@ -178,7 +178,7 @@ def test_figures_asked_of_an_abstract_that_gives_none_are_said_absent_before_wha
     answer says so, then gives what the abstract does report (never a bare result sentence read as the answer)."""
     result = answerer.ask("What F1 does Glimmer achieve on the ribbon benchmark?")
     assert result.refusal_reason is None, result.answer
-    assert result.answer.startswith("The abstract of Glimmer: Thermal Imaging of Graphene Ribbons does not report the figure asked for.")
+    assert result.answer.startswith("The abstract of Glimmer does not report the figure asked for.")
     assert result.sentences[0].kind is SentenceKind.SERVICE
 
 
@@ -186,7 +186,7 @@ def test_figures_asked_of_an_abstract_that_gives_none_are_said_absent_before_wha
 def test_a_benchmark_spelt_as_a_common_word_or_shared_by_the_field_is_a_named_thing(answerer, thing):
     """COCO is a common word in lower case, wordfreq reads MS-COCO as its parts, ImageNet names no one paper: each is still a benchmark."""
     result = answerer.ask(f"What does Zorblax reach on {thing}?")
-    assert result.answer.startswith(f"The abstract of Zorblax: Faster Decoding with Draft Trees does not report results on {thing}.")
+    assert result.answer.startswith(f"The abstract of Zorblax does not report results on {thing}.")
 
 
 def test_a_word_in_capitals_for_emphasis_is_no_benchmark(answerer):
@@ -298,7 +298,7 @@ def test_a_which_question_whose_things_the_abstract_speaks_of_but_never_names_sa
     it does report; a "which" the abstract answers by name is answered as it is."""
     result = answerer.ask("Which chat benchmarks does Zorblax report its speedup on?")
     assert result.refusal_reason is None
-    assert result.answer.startswith("The abstract of Zorblax: Faster Decoding with Draft Trees does not report the names of "
+    assert result.answer.startswith("The abstract of Zorblax does not report the names of "
                                     "the benchmarks. What it does report: "), result.answer
     assert "three chat benchmarks" in result.answer
     named = answerer.ask("Which thermometry does Glimmer use to image the temperature of graphene ribbons?")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from ..corpus.names import own_names
 from ..questions import answer_kind, asks_figures, figures_in
 from ..records import AnswerKind, AnswerSentence, CheckedAnswer, PaperHit, SentenceKind, SentenceVerdict, Verdict
 
@@ -21,7 +22,7 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
     if not (verdict.absent or verdict.missing) or not verdict.about:
         return ""
-    labels = {h.paper_id: h.label for h in hits}
+    labels = {h.paper_id: own_names(h.label)[-1] for h in hits}  # a titled paper by its name: "Ember", not its whole title
     papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
     figures = set(figures_in(question))
     named = _either([t for t in verdict.absent if t not in figures])

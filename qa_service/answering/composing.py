@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..corpus.names import name_key
+from ..corpus.names import name_key, own_names
 from ..corpus.roles import Role
 from ..store.lexical import content_terms
 from ..records import AnswerKind, Source
@@ -63,16 +63,15 @@ def _close_to(first: list[Candidate], more: list[Candidate], tuning: Composition
 
 
 def names(candidate: Candidate) -> bool:
-    """Does the sentence call its paper by its name (a one-word label: a method's name)?"""
-    label = candidate.source.label.strip()
-    return " " not in label and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", candidate.text))
+    """Does the sentence call its paper by its name (a one-word label, a title's name before its colon: a method's name)?"""
+    return any(" " not in name and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", candidate.text)
+               for name in own_names(candidate.source.label))
 
 
 def calls(question: str, label: str) -> bool:
     """Does the question call the paper by its label ("Which is faster, CAST or SERE?"), in any case? (A benchmark
     several abstracts mention makes them all the question's papers, but it calls none of them.)"""
-    label = label.strip()
-    return bool(label) and bool(re.search(rf"(?<![\w/.-]){re.escape(label)}(?![\w/-])", question, re.I))
+    return any(name and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", question, re.I) for name in own_names(label))
 
 
 def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
@@ -186,7 +185,7 @@ def defining(thing: str, cands: list[Candidate], chosen: list[Candidate]) -> lis
     the best sentence that speaks of it (every word of its name, or all but one of a name of three words or more: "the
     Accidental Correction Rate metric", where the abstract may not say "metric"), then the paper's own; else `chosen`."""
     label = cands[0].source.label if cands else ""
-    if calls(thing, label) or name_key(thing) == name_key(label):
+    if calls(thing, label) or name_key(thing) in {name_key(n) for n in own_names(label)}:
         return chosen
     terms = content_terms(thing) - content_terms(label)
     need = len(terms) - (1 if len(terms) >= 3 else 0)

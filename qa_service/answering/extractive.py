@@ -30,7 +30,7 @@ from ..questions import (
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import Role, RoledSentence, role_of, roled_sentence, sentence_roles, states_number
 from ..corpus.labels import named_things
-from ..corpus.names import name_key
+from ..corpus.names import name_key, own_names
 from ..corpus.textclean import sentence_spans
 
 
@@ -299,15 +299,16 @@ def _sentences(passage: Passage) -> list[tuple[int, int, str]]:
 def itemised(said: Sequence[Candidate]) -> str:
     """An answer quoting several papers as a Markdown list, one item per paper in the order first quoted, each opening
     with the paper's label in bold ("- **ODEBrain**: ... [3]."): a run of quotes does not say which paper is which. The
-    label is the answer's structure, not a claim (`segments`); one that could not be read as a label (a figure in it,
-    Markdown's own marks, longer than a label line holds) is left out, the item still its paper's."""
+    label is the answer's structure, not a claim (`segments`); a title that could not be read as one (a figure in it,
+    Markdown's own marks, longer than a label line holds) gives way to its name before the colon, else the item opens
+    with its sentences, still its paper's."""
     groups: dict[int, list[Candidate]] = {}
     for c in said:
         groups.setdefault(c.source.n, []).append(c)
     items = []
     for group in groups.values():
-        label = " ".join(group[0].source.label.split())
-        head = f"**{label}**: " if is_item_label(label) else ""
+        label = next((name for name in own_names(" ".join(group[0].source.label.split())) if is_item_label(name)), "")
+        head = f"**{label}**: " if label else ""  # a title, else its name before the colon ("Ember: Stable 4-bit ...")
         items.append("- " + head + " ".join(_cite(c) for c in group))
     return "\n".join(items)
 

@@ -30,6 +30,14 @@ _LIKENESS = {"style", "like", "based", "inspired", "type", "esque", "ish", "alik
 
 _TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then ": " and the rest of the title
 
+def own_names(label: str) -> list[str]:
+    """What a paper calls itself: its label, and a title's one word before the colon ("Ember: Stable 4-bit Training"
+    is Ember), how a question names a titled paper."""
+    label = label.strip()
+    titled = _TITLE_NAME.match(label)
+    return [label, titled.group(1)] if titled else [label]
+
+
 def name_key(text: str) -> str:
     """RouterArena, router-arena, 'Router Arena', K²-Agent -> routerarena, k2agent."""
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())

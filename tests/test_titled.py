@@ -1,0 +1,53 @@
+"""A paper with a title is called by the name before its colon: "Ember: Stable 4-bit Training" is Ember.
+
+The whole conference comes with titles, so a label is most often a title, not a method's one-word name. The five
+papers written for tests/test_versions.py have titles of that shape.
+"""
+
+import pytest
+
+from qa_service.answering.composing import calls, names
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.corpus.names import own_names
+from qa_service.service import build_answerer
+from qa_service.store.corpora import Corpora
+from tests.conftest import ROOT, ingested
+from tests.test_composing import ZORBLAX, source
+
+VERSIONS = ROOT / "tests" / "data" / "versions_corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory):
+    index = ingested(tmp_path_factory.mktemp("titled-data"), VERSIONS)
+    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+
+
+def test_a_title_s_name_is_the_word_before_its_colon():
+    assert own_names("Ember: Stable 4-bit Training") == ["Ember: Stable 4-bit Training", "Ember"]
+    assert own_names("RouterArena") == ["RouterArena"]
+    assert own_names("Attention Is All You Need") == ["Attention Is All You Need"]
+
+
+def test_a_question_calls_a_titled_paper_by_its_name_and_a_sentence_names_it():
+    titled = source(1, "p:1", "Zorblax: Drafting Trees for Fast Decoding", ZORBLAX)
+    assert calls("Is zorblax faster than Quux?", titled.label) and not calls("Is Quux fast?", titled.label)
+    from qa_service.answering.composing import Candidate
+    said = Candidate(titled, 0, 10, "We propose Zorblax, a decoding scheme.", 1.0)
+    assert names(said) and not names(Candidate(titled, 0, 10, "Decoding is slow.", 1.0))
+
+
+def test_a_question_naming_a_titled_paper_and_another_paper_s_model_is_answered_from_the_paper_it_names(answerer):
+    """Tilde's abstract names Qwen3-1.7B-Base; the question asks it of Ember, whose abstract does not."""
+    result = answerer.ask("How does Ember do on Qwen3-1.7B-Base?")
+    assert {c.paper_id for c in result.citations} == {"ver:3"}, result.answer
+    assert result.answer.startswith("The abstract of Ember does not report results on Qwen3-1.7B-Base."), result.answer
+
+
+def test_a_comparison_of_titled_papers_names_each_one(answerer):
+    """"Ember: Stable 4-bit Training" would be read as holding a figure ("4-bit"): its item opens with its name."""
+    result = answerer.ask("How do Ember and Tilde differ?")
+    lines = result.answer.split("\n")
+    assert {c.paper_id for c in result.citations} == {"ver:3", "ver:4"}
+    assert sorted(line.split("**")[1] for line in lines) == ["Ember", "Tilde: Pretraining with Reasoning Rewards"], lines
+    assert all(s.verdict.value == "supported" for s in result.sentences if s.kind.value == "claim")
