@@ -51,3 +51,11 @@ def test_a_comparison_of_titled_papers_names_each_one(answerer):
     assert {c.paper_id for c in result.citations} == {"ver:3", "ver:4"}
     assert sorted(line.split("**")[1] for line in lines) == ["Ember", "Tilde: Pretraining with Reasoning Rewards"], lines
     assert all(s.verdict.value == "supported" for s in result.sentences if s.kind.value == "claim")
+
+
+def test_a_one_paper_answer_names_a_titled_paper_s_method_as_it_names_a_one_word_label_s():
+    from tests.test_composing import MODEL
+
+    for label in ("Zorblax", "Zorblax: Drafting Trees for Fast Decoding"):
+        answer = MODEL.answer("Where is the code?", [source(1, "p:1", label, ZORBLAX)], about=("p:1",))
+        assert "We propose Zorblax" in answer and "github.com/zorblax" in answer, (label, answer)

@@ -192,8 +192,8 @@ class ExtractiveModel:
 
     def _complete(self, cands: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:
         """A one-paper answer names the paper's method."""
-        label = cands[0].source.label
-        if " " not in label.strip() and not any(names(c) for c in chosen):
+        named = any(" " not in name for name in own_names(cands[0].source.label))  # a method's name, a title's before its colon
+        if named and not any(names(c) for c in chosen):
             return [c for c in cands if names(c)][:1]
         return []
 
