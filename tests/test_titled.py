@@ -59,3 +59,17 @@ def test_a_one_paper_answer_names_a_titled_paper_s_method_as_it_names_a_one_word
     for label in ("Zorblax", "Zorblax: Drafting Trees for Fast Decoding"):
         answer = MODEL.answer("Where is the code?", [source(1, "p:1", label, ZORBLAX)], about=("p:1",))
         assert "We propose Zorblax" in answer and "github.com/zorblax" in answer, (label, answer)
+
+
+def test_a_long_title_opens_its_list_item_and_the_check_reads_it_as_the_item_s_label():
+    """Conference titles run past 80 characters; one closed in bold before its colon is the item's label however long."""
+    from qa_service.answering.segments import LABEL_CHARS, is_item_label, split_units
+    from tests.test_composing import MODEL, QUUX
+
+    title = "Drafting Trees for Speculative Decoding under Tight Memory Budgets on Commodity Accelerators at Scale"
+    assert len(title) > 80 and is_item_label(title) and not is_item_label("x" * (LABEL_CHARS + 1))
+    sources = [source(1, "p:1", title, ZORBLAX), source(2, "p:2", "Quux", QUUX)]
+    answer = MODEL.answer("Which papers speed up decoding or the reranking of passages?", sources, about=())
+    assert f"- **{title}**: " in answer, answer
+    labels = [u for u in split_units(answer) if u.structure]
+    assert [u.text for u in labels if title in u.text] == [f"- **{title}**:"]

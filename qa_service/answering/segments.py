@@ -31,8 +31,11 @@ _BOLD_LINE = re.compile(rf"[ \t]*(\*\*|__)[^*_\[\]\n]{{1,80}}?{_MARKERS}:?\1{_MA
 # an item's bold label before its sentence ("- **Tool-call rewards.** TRM is ...", "**Results**: ..."): the model's
 # heading for the item, a unit of its own and no claim; a label with a figure in it ("**3x faster.**") is checked with the rest
 # (a digit inside a name, "CUDA-L1", "GPT-4", "Qwen2.5", is part of the label; one that opens a word, "3x", "40%", a figure)
-_LABEL_TEXT = r"(?:[^*_\n\d]|(?<=[^\s(*_\[])\d){1,80}?"
-_LABEL = re.compile(rf"[ \t]*(?:(?:[-*•+]|\d{{1,3}}[.)])[ \t]+)?(\*\*|__){_LABEL_TEXT}(?:[.:]\1|\1:)(?=\s+\S)")
+# (a bold run closed before its colon, "**A long paper title**:", may be as long as a title: `LABEL_CHARS`)
+_LABEL_TEXT = r"(?:[^*_\n\d]|(?<=[^\s(*_\[])\d){1,%d}?"
+LABEL_CHARS = 200
+_LABEL = re.compile(rf"[ \t]*(?:(?:[-*•+]|\d{{1,3}}[.)])[ \t]+)?(\*\*|__)(?:{_LABEL_TEXT % 80}[.:]\1|{_LABEL_TEXT % LABEL_CHARS}\1:)"
+                    r"(?=\s+\S)")
 _TABLE_RULE = re.compile(r"\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*")
 _FENCE = re.compile(r"[ \t]*(```|~~~)")
 # the model speaking to the reader, not about the papers (per-language function words: English)
