@@ -73,3 +73,16 @@ def test_a_long_title_opens_its_list_item_and_the_check_reads_it_as_the_item_s_l
     assert f"- **{title}**: " in answer, answer
     labels = [u for u in split_units(answer) if u.structure]
     assert [u.text for u in labels if title in u.text] == [f"- **{title}**:"]
+
+
+def test_a_thing_absent_from_several_papers_is_said_of_them_together_and_the_stream_is_the_answer(answerer):
+    """"The abstracts of Ember and Tilde do not ...", "What they do report:", the list on lines of its own, as streamed."""
+    question = "How do Ember and Tilde do on GPT-4.1?"  # Polisher's abstract names GPT-4.1, neither of theirs does
+    events = list(answerer.stream(question))
+    streamed = "".join(e.text for e in events if type(e).__name__ == "Delta")
+    final = events[-1].answer
+    assert final.answer.startswith("The abstracts of Ember and Tilde do not report results on GPT-4.1. What they do report:\n- **")
+    assert streamed == final.answer
+    assert [s.kind.value for s in final.sentences[:2]] == ["service", "structure"]
+    one = answerer.ask("How does Ember do on GPT-4.1?").answer
+    assert one.startswith("The abstract of Ember does not report results on GPT-4.1. What it does report: On "), one

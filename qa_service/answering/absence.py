@@ -16,6 +16,13 @@ from ..questions import answer_kind, asks_figures, figures_in
 from ..records import AnswerKind, AnswerSentence, CheckedAnswer, PaperHit, SentenceKind, SentenceVerdict, Verdict
 
 ABSENCE_LEAD = "What it does report:"
+ABSENCE_LEAD_SEVERAL = "What they do report:"
+_SEVERAL = "The abstracts of "
+
+
+def absence_lead(note: str) -> str:
+    """The lead-in between the service's sentence and the quotes, for one paper or several."""
+    return ABSENCE_LEAD_SEVERAL if note.startswith(_SEVERAL) else ABSENCE_LEAD
 
 
 def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> str:
@@ -23,20 +30,26 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     if not (verdict.absent or verdict.missing) or not verdict.about:
         return ""
     labels = {h.paper_id: own_names(h.label)[-1] for h in hits}  # a titled paper by its name: "Ember", not its whole title
-    papers = ", ".join(labels.get(pid, pid) for pid in verdict.about)
+    names = [labels.get(pid, pid) for pid in verdict.about]
+    subject = f"{_SEVERAL}{_both(names)} do" if len(names) > 1 else f"The abstract of {names[0]} does"
     figures = set(figures_in(question))
     named = _either([t for t in verdict.absent if t not in figures])
     stated = _either([t for t in verdict.absent if t in figures])
     if verdict.missing:  # "the number of GPUs", "which one came out best": spoken of, never given
         missing = _either(list(verdict.missing))
         if named:
-            return f"The abstract of {papers} does not mention {named}, nor does it report {missing}."
-        return f"The abstract of {papers} does not report {missing}."
+            return f"{subject} not mention {named}, nor {'do they' if len(names) > 1 else 'does it'} report {missing}."
+        return f"{subject} not report {missing}."
     if not named:  # "something like 16x": the figure the question offers is not the abstract's
-        return f"The abstract of {papers} does not report {stated}."
+        return f"{subject} not report {stated}."
     if asks_figures(question) or answer_kind(question) is AnswerKind.RESULTS:
-        return f"The abstract of {papers} does not report results on {named}."
-    return f"The abstract of {papers} does not mention {named}."
+        return f"{subject} not report results on {named}."
+    return f"{subject} not mention {named}."
+
+
+def _both(items: list[str]) -> str:
+    """Papers as a sentence names them together: "Ember and Tilde", "Ember, Tilde and Sparrow"."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
 def _either(items: list[str]) -> str:
@@ -49,9 +62,9 @@ def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
     A refusal, or nothing absent, is left as it is."""
     if not note or checked.refused or not checked.citations:
         return checked
-    lead = f"{note} {ABSENCE_LEAD}" + ("\n" if checked.answer.startswith("- ") else " ")  # a list opens on its own line
+    lead = f"{note} {absence_lead(note)}" + ("\n" if checked.answer.startswith("- ") else " ")  # a list opens on its own line
     units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
-             AnswerSentence(len(note) + 1, len(lead) - 1, ABSENCE_LEAD, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
+             AnswerSentence(len(note) + 1, len(lead) - 1, absence_lead(note), SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
     citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]
     issues = [replace(i, sentence=i.sentence + len(units)) if i.sentence is not None else i for i in checked.issues]
     return replace(checked, answer=lead + checked.answer, citations=citations, issues=issues,

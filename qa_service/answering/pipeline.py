@@ -13,7 +13,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .absence import ABSENCE_LEAD, absence_note, state_absence
+from .absence import absence_lead, absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from ..config import Settings
@@ -203,7 +203,8 @@ class Answerer:
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
         note = absence_note(prepared.verdict, prepared.found.hits, prepared.question)
         if note:  # the service's own words come first, as in the final answer
-            yield Delta(f"{note} {ABSENCE_LEAD} ")
+            yield Delta(f"{note} {absence_lead(note)}")
+        gap = bool(note)  # what parts the lead from the answer waits for its first words: a list opens on a line of its own
         generate = time.perf_counter()
         written, usage, truncated = "", Usage(), False
         pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
@@ -217,6 +218,9 @@ class Answerer:
                 if len(kept) < len(written):  # a longer text may tokenize its start differently: what was sent stays
                     kept = written
                 if len(kept) > len(written):
+                    if gap:
+                        yield Delta("\n" if kept.startswith("- ") else " ")
+                        gap = False
                     yield Delta(kept[len(written):])
                 written, truncated = kept, kept != whole
                 if truncated:
