@@ -4,23 +4,10 @@ The whole conference comes with titles, so a label is most often a title, not a 
 papers written for tests/test_versions.py have titles of that shape.
 """
 
-import pytest
-
 from qa_service.answering.composing import calls, names
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.corpus.names import own_names
-from qa_service.service import build_answerer
-from qa_service.store.corpora import Corpora
-from tests.conftest import ROOT, ingested
 from tests.test_composing import ZORBLAX, source
-
-VERSIONS = ROOT / "tests" / "data" / "versions_corpus.jsonl"
-
-
-@pytest.fixture(scope="module")
-def answerer(tmp_path_factory):
-    index = ingested(tmp_path_factory.mktemp("titled-data"), VERSIONS)
-    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+from tests.test_versions import answerer  # noqa: F401 - the five titled papers, answered offline
 
 
 def test_a_title_s_name_is_the_word_before_its_colon():
