@@ -72,14 +72,14 @@ def test_the_generated_client_calls_every_route(served, generated):
     assert examples and all(e.question.strip() and e.paper_id.startswith("or-") for e in examples)
     assert call("search", body=models.SearchBody(question=GRIP)).parsed.results[0].paper_id == "or-gripnet"
     asked = call("ask", body=models.AskBody(question=GRIP)).parsed
-    assert "87%" in asked.citations[0].quote
+    assert any("87%" in c.quote for c in asked.citations)
     assert b"event: final" in call("ask_stream", body=models.AskStreamBody(question=GRIP)).content
     assert [m.id for m in call("list_models").parsed.data] == ["qa-service", "qa-service:iclr2026"]
     assert call("retrieve_model", model_id="qa-service:iclr2026").parsed.id == "qa-service:iclr2026"
     body = models.CreateChatCompletionBody.from_dict({"model": "qa-service:iclr2026", "messages": [{"role": "user", "content": GRIP}]})
     completion = call("create_chat_completion", body=body).parsed
-    quote = completion.citations[0].quote
-    assert "87%" in quote and quote in completion.choices[0].message.content
+    quote = next(c.quote for c in completion.citations if "87%" in c.quote)
+    assert quote in completion.choices[0].message.content
 
 
 def test_a_corpus_name_is_a_string_with_examples_not_an_enum(served):

@@ -84,8 +84,8 @@ def test_the_openai_sdk_parse_gets_the_typed_answer(server):
     reply = client.chat.completions.parse(model="qa-service", messages=[{"role": "user", "content": GRIP}], response_format=CitedAnswer)
     parsed = reply.choices[0].message.parsed
     assert isinstance(parsed, CitedAnswer) and "87%" in parsed.answer
-    assert parsed.citations[0].quote == GRIP_QUOTE and parsed.citations[0].url == "https://openreview.net/forum?id=gripnet"
-    assert parsed.citations[0].year == 2025 and parsed.refusal_reason is None
+    grip = next(c for c in parsed.citations if c.quote == GRIP_QUOTE)  # the answer also names the method, in its own sentence
+    assert grip.url == "https://openreview.net/forum?id=gripnet" and grip.year == 2025 and parsed.refusal_reason is None
     jsonschema.validate(json.loads(reply.choices[0].message.content), to_strict_json_schema(CitedAnswer))
 
 
@@ -101,16 +101,16 @@ def test_langchain_with_structured_output(server, method):
     chat = ChatOpenAI(model="qa-service", base_url=server + "/v1", api_key="unused", max_retries=0)
     typed = chat.with_structured_output(CitedAnswer, method=method)
     found = typed.invoke(GRIP)
-    assert isinstance(found, CitedAnswer) and found.citations[0].quote == GRIP_QUOTE
+    assert isinstance(found, CitedAnswer) and GRIP_QUOTE in [c.quote for c in found.citations]
     raw = chat.with_structured_output(CitedAnswer.model_json_schema(), method=method).invoke(GRIP)  # a dict schema: a dict
-    assert raw["citations"][0]["quote"] == GRIP_QUOTE and set(raw) <= {"answer", "citations", "refusal_reason"}
+    assert GRIP_QUOTE in [c["quote"] for c in raw["citations"]] and set(raw) <= {"answer", "citations", "refusal_reason"}
 
 
 def test_langchain_structured_output_streams_and_batches(server):
     chat = ChatOpenAI(model="qa-service", base_url=server + "/v1", api_key="unused", max_retries=0)
     typed = chat.with_structured_output(CitedAnswer, method="function_calling")
-    assert list(typed.stream(GRIP))[-1].citations[0].quote == GRIP_QUOTE
-    assert [a.citations[0].quote for a in typed.batch([GRIP, GRIP])] == [GRIP_QUOTE] * 2
+    assert GRIP_QUOTE in [c.quote for c in list(typed.stream(GRIP))[-1].citations]
+    assert [GRIP_QUOTE in [c.quote for c in a.citations] for a in typed.batch([GRIP, GRIP])] == [True, True]
 
 
 def test_langchain_text_keeps_the_quotes(server):
