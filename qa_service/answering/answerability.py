@@ -36,7 +36,7 @@ from wordfreq import zipf_frequency
 
 from ..config import Settings
 from ..corpus.labels import HYPHEN, is_name_like, named_things
-from ..corpus.names import joined_name, name_key, own_names, typo_budget
+from ..corpus.names import joined_name, name_key, own_keys, typo_budget
 from ..corpus.roles import states_number
 from ..store.lexical import content_terms
 from ..questions import (
@@ -107,13 +107,13 @@ class AnswerabilityJudge:
         if is_plural(asking):
             return named
         labels = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
-        by_label = [h for h in named if {name_key(n) for n in own_names(h.label)} & labels]
+        by_label = [h for h in named if own_keys(h.label) & labels]
         return by_label or named
 
     def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
         """The benchmarks, datasets, models and hardware the question names, other than the papers themselves: not a
         Title-Case compound of the language ("Inferenz-Framework"), nor a misspelling of the paper's own name ("DIVR")."""
-        own = {name_key(n) for h in papers for n in own_names(h.label)}
+        own = set().union(*(own_keys(h.label) for h in papers))
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
         things += [t for t in self._unknown(asking, found) if _CODED.search(t)]
         things += self._shaped(asking, own, found)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..corpus.names import name_key, own_names
+from ..corpus.names import name_key, own_keys, own_names
 from ..corpus.roles import Role
 from ..store.lexical import content_terms
 from ..records import AnswerKind, Source
@@ -185,7 +185,7 @@ def defining(thing: str, cands: list[Candidate], chosen: list[Candidate]) -> lis
     the best sentence that speaks of it (every word of its name, or all but one of a name of three words or more: "the
     Accidental Correction Rate metric", where the abstract may not say "metric"), then the paper's own; else `chosen`."""
     label = cands[0].source.label if cands else ""
-    if calls(thing, label) or name_key(thing) in {name_key(n) for n in own_names(label)}:
+    if calls(thing, label) or name_key(thing) in own_keys(label):
         return chosen
     terms = content_terms(thing) - content_terms(label)
     need = len(terms) - (1 if len(terms) >= 3 else 0)

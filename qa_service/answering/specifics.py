@@ -18,7 +18,7 @@ from typing import Sequence
 
 from ..corpus.abbreviations import defined_in
 from ..corpus.labels import name_candidates
-from ..corpus.names import name_key, own_names
+from ..corpus.names import name_key, own_keys
 from ..corpus.roles import states_number
 from ..corpus.textclean import sentence_spans
 from ..store.lexical import stem
@@ -92,7 +92,7 @@ def asked_best(question: str) -> str:
 
 def names_best(text: str, own: Sequence[str]) -> bool:
     """Does a ranking sentence of the text name something other than the paper itself?"""
-    keys = {name_key(name) for label in own for name in own_names(label)}
+    keys = set().union(*(own_keys(label) for label in own))
     sentences = [text[start:end] for start, end in sentence_spans(text)]
     return any(_RANKING.search(s) and any(name_key(n) not in keys for n in name_candidates(s)) for s in sentences)
 
@@ -176,7 +176,7 @@ def names_kind(texts: Sequence[str], kind: str, own: Sequence[str]) -> bool | No
     """Does a sentence that speaks of the kind ("six QA datasets") also name one, other than those in `own` (the papers'
     labels and the question's own words for the kind)? None: no sentence speaks of it, so the question may call it
     by another word."""
-    wanted, keys = _key(kind), {name_key(name) for label in own for name in own_names(label)}
+    wanted, keys = _key(kind), set().union(*(own_keys(label) for label in own))
     spoken = [s for text in texts for s in (text[a:b] for a, b in sentence_spans(text))
               if any(_key(token) == wanted for token in _TOKEN.findall(s))]
     if not spoken:

@@ -30,12 +30,18 @@ _LIKENESS = {"style", "like", "based", "inspired", "type", "esque", "ish", "alik
 
 _TITLE_NAME = re.compile(r"^\s*([^\W_][\w.+-]{1,38}[\w+]):\s")  # one word, then ": " and the rest of the title
 
+
 def own_names(label: str) -> list[str]:
     """What a paper calls itself: its label, and a title's one word before the colon ("Ember: Stable 4-bit Training"
     is Ember), how a question names a titled paper."""
     label = label.strip()
     titled = _TITLE_NAME.match(label)
     return [label, titled.group(1)] if titled else [label]
+
+
+def own_keys(label: str) -> set[str]:
+    """The name keys of what a paper calls itself (own_names), to match against a question's or a text's names."""
+    return {name_key(name) for name in own_names(label)}
 
 
 def name_key(text: str) -> str:
@@ -98,12 +104,7 @@ def paper_names(label: str, texts: Iterable[str]) -> set[str]:
     and the one word before a title's colon ("Murmur: Streaming Speech Recognition..."), which is how
     papers call themselves even when the name is an ordinary word."""
     names = {n for text in texts for n in name_candidates(text)}
-    if label and " " not in label.strip():
-        names.add(label.strip())
-    titled = _TITLE_NAME.match(label or "")
-    if titled:
-        names.add(titled.group(1))
-    return names
+    return names | {n for n in own_names(label or "") if n and " " not in n}
 
 
 def lowercase_words(texts: Iterable[str]) -> set[str]:
