@@ -31,7 +31,7 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
         return ""
     labels = {h.paper_id: own_names(h.label)[-1] for h in hits}  # a titled paper by its name: "Ember", not its whole title
     names = [labels.get(pid, pid) for pid in verdict.about]
-    subject = f"{_SEVERAL}{_both(names)} do" if len(names) > 1 else f"The abstract of {names[0]} does"
+    subject = f"{_SEVERAL}{_either(names, 'and')} do" if len(names) > 1 else f"The abstract of {names[0]} does"
     figures = set(figures_in(question))
     named = _either([t for t in verdict.absent if t not in figures])
     stated = _either([t for t in verdict.absent if t in figures])
@@ -47,14 +47,10 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     return f"{subject} not mention {named}."
 
 
-def _both(items: list[str]) -> str:
-    """Papers as a sentence names them together: "Ember and Tilde", "Ember, Tilde and Sparrow"."""
-    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
-
-
-def _either(items: list[str]) -> str:
-    """A list as a negation reads it: "MMLU", "qwen or llama", "MMLU, GSM8K or HumanEval"."""
-    return " or ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+def _either(items: list[str], word: str = "or") -> str:
+    """A list as a negation reads it ("MMLU", "qwen or llama", "MMLU, GSM8K or HumanEval"), or, with "and", papers named
+    together ("Ember and Tilde")."""
+    return f" {word} ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
 def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
