@@ -47,6 +47,37 @@ def test_paper_without_a_name_gets_a_phrase(seed_papers):
     assert paper.label.startswith("Hybrid optimizer")
 
 
+# abstracts of other fields, written for these tests: none coins a name, and only the last says "we propose"
+CORAL = ("Coral reefs are declining worldwide under repeated marine heatwaves. Thermal bleaching tolerance differs between "
+         "colonies of one species, but what drives it is poorly understood. We sequenced the symbiont communities of 400 "
+         "colonies on three reefs and related them to thermal bleaching tolerance measured in common tanks. Colonies "
+         "hosting heat-tolerant symbionts kept a higher thermal bleaching tolerance after the heatwave of 2024.")
+PLASMA = ("Edge turbulence limits the confinement of tokamak plasmas. We derive a reduced model of the edge shear layer "
+          "and show that it predicts the onset of turbulence bursts in three devices. We further develop an analogous "
+          "criterion for stellarators by introducing a geometric factor, and test the edge shear layer model against "
+          "probe data.")
+TYPING = ("Typing on smartwatches is slow. We propose a gesture keyboard that infers words from wrist motion, and show "
+          "in a study with 24 participants that it doubles typing speed over tapping.")
+
+
+def test_paper_without_name_or_proposal_is_labelled_by_the_phrase_it_keeps_using(tmp_path):
+    """Not its opening words ("Coral reefs are declining worldwide under repeated…"), which read as a broken label
+    where an answer's list names its papers."""
+    papers = {p.text.split()[0]: p for p in load_corpus([write_seed_file(tmp_path / "other.txt", [CORAL, PLASMA, TYPING])])}
+    assert papers["Coral"].label == "Thermal bleaching tolerance"
+    assert papers["Typing"].label.startswith("Gesture keyboard that infers words")
+
+
+def test_a_further_contribution_is_not_the_papers_label(tmp_path):
+    """ "We further develop an analogous criterion for …" is a later step; the paper keeps coming back to its model."""
+    papers = {p.text.split()[0]: p for p in load_corpus([write_seed_file(tmp_path / "other.txt", [CORAL, PLASMA, TYPING])])}
+    assert papers["Edge"].label == "Edge shear layer"
+
+
+def test_no_seed_label_is_the_abstracts_opening_words(seed_papers):
+    assert not [p.label for p in seed_papers if p.label.endswith("…") and p.text.startswith(p.label[:-1])]
+
+
 @pytest.mark.parametrize(
     "raw,clean",
     [

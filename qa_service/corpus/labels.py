@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from typing import Iterable
+
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from ..records import Paper
 from .textclean import clean_text
@@ -20,6 +24,13 @@ _INTRO = re.compile(
     re.IGNORECASE,
 )
 _PHRASE_STOP = re.compile(r",|;|:|\.\s|\(|—")
+_FURTHER = re.compile(r"\b(?:further|also)\s+\w+$", re.IGNORECASE)  # "we further develop": a later contribution, not the paper's
+# a key phrase: two or three words within one clause, neither end a function word ("cache hit rate", "Reversal Curse")
+_CLAUSE = re.compile(r"[,;:()\[\]—!?\"“”]|\.(?:\s|$)")
+_PHRASE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9²\-'’]*")
+_FUNCTION_WORDS = frozenset(STOPWORDS_EN_PLUS)
+KEY_PHRASE_MIN_USES = 2  # said once, a phrase is a passing mention; said again, it is what the abstract is about
+KEY_PHRASE_LONGER = 0.25  # a three-word phrase outweighs its two-word part used as often: it says more
 _BORROWED = re.compile(r"\b(?:existing|prior|previous|representative|baselines?|extends|such as|like|over|than)\b", re.I)
 _TITLE_PHRASE = re.compile(r"^(?:(?:[A-Z][\w²-]*|of|for|and|with|via|to)\s){1,5}[A-Z][\w²-]*")
 _LEADING = re.compile(r"^(?:a|an|the|our|new|novel|simple|general|first|unified)\s+", re.IGNORECASE)
@@ -72,8 +83,47 @@ def _bold_terms(raw: str) -> list[str]:
     return terms
 
 
-def derive_label(paper: Paper, document_frequency: Counter) -> str:
-    """The best-scoring name unique to this paper, else a short phrase from the contribution."""
+Rarity = Callable[[str], float]  # a lower-case word's inverse document frequency in the corpus
+
+
+def word_rarity(texts: Iterable[str]) -> Rarity:
+    """How rare each word is across the corpus (a smoothed idf), for the key phrase of a paper without a name."""
+    frequency: Counter = Counter()
+    count = 0
+    for text in texts:
+        frequency.update({w.lower() for w in _PHRASE_WORD.findall(text)})
+        count += 1
+    return lambda word: math.log((count + 1) / (frequency.get(word, 0) + 0.5))
+
+
+def key_phrase(text: str, rarity: Rarity) -> str | None:
+    """The phrase the abstract keeps coming back to, and that few other abstracts use: a topic label for a paper
+    that coins no name and states no "we propose <thing>" ("Reversal Curse", "Adaptive smoothness")."""
+    uses: Counter = Counter()
+    written: dict[str, str] = {}
+    for clause in _CLAUSE.split(text):
+        words = _PHRASE_WORD.findall(clause)
+        for n in (2, 3):
+            for i in range(len(words) - n + 1):
+                gram = words[i : i + n]
+                low = [w.lower() for w in gram]
+                if low[0] in _FUNCTION_WORDS or low[-1] in _FUNCTION_WORDS:
+                    continue
+                key = " ".join(low)
+                uses[key] += 1
+                written.setdefault(key, " ".join(gram))
+    scored = [(count * sum(map(rarity, key.split())) / len(key.split()) * (1 + KEY_PHRASE_LONGER * (len(key.split()) - 2)), key)
+              for key, count in uses.items() if count >= KEY_PHRASE_MIN_USES]
+    if not scored:
+        return None
+    best = max(scored, key=lambda sk: (sk[0], -text.lower().find(sk[1])))[1]
+    phrase = written[best]
+    return phrase[0].upper() + phrase[1:]
+
+
+def derive_label(paper: Paper, document_frequency: Counter, rarity: Rarity | None = None) -> str:
+    """The best-scoring name unique to this paper, else a short phrase from the contribution, else the phrase the
+    abstract keeps using."""
     text = paper.text
     scores: defaultdict[str, float] = defaultdict(float)  # half points: a Counter holds ints
     intro_spans = [m.end() for m in _INTRO.finditer(text)]
@@ -106,11 +156,13 @@ def derive_label(paper: Paper, document_frequency: Counter) -> str:
         best, score = max(scores.items(), key=lambda kv: (kv[1], -text.find(kv[0])))
         if score >= 1.5:
             return best
-    return _phrase_label(text, intro_spans)
+    return _phrase_label(text, intro_spans, rarity)
 
 
-def _phrase_label(text: str, intro_spans: list[int]) -> str:
+def _phrase_label(text: str, intro_spans: list[int], rarity: Rarity | None) -> str:
     for start in intro_spans:
+        if _FURTHER.search(text[max(0, start - 30) : start]):
+            continue
         rest = text[start:].strip()
         rest = _LEADING.sub("", _LEADING.sub("", rest))
         titled = _TITLE_PHRASE.match(rest)
@@ -120,6 +172,9 @@ def _phrase_label(text: str, intro_spans: list[int]) -> str:
         if len(words) >= 2:
             phrase = " ".join(words[:8]) + ("…" if len(words) > 8 else "")
             return phrase[0].upper() + phrase[1:]
+    key = key_phrase(text, rarity) if rarity else None
+    if key:
+        return key
     words = text.split()
     return " ".join(words[:8]).rstrip(",.;:") + ("…" if len(words) > 8 else "")
 
@@ -131,9 +186,11 @@ def assign_labels(papers: Iterable[Paper]) -> None:
     for paper in papers:
         frequency.update(name_candidates(paper.text))
         frequency.update(set(_bold_terms(paper.abstract)) - name_candidates(paper.text))
+    untitled = [p for p in papers if not p.title]
+    rarity = word_rarity(p.text for p in untitled) if untitled else None
     used: Counter = Counter()
     for paper in papers:
-        paper.label = paper.title or derive_label(paper, frequency) or paper.id
+        paper.label = paper.title or derive_label(paper, frequency, rarity) or paper.id
         used[paper.label] += 1
     for paper in papers:
         if used[paper.label] > 1:
