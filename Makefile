@@ -45,6 +45,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh19_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh20_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh21_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh22_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data

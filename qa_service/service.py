@@ -51,7 +51,8 @@ def build_retriever(settings: Settings, corpora: Corpora) -> Retriever:
 def build_answerer(settings: Settings, model: ChatModel, corpora: Corpora, retriever: Retriever | None = None) -> Answerer:
     """The answerer and what it holds: retrieval, the corpus as a model sees it, the judge and the citation checker."""
     corpus = IndexCorpus(corpora, settings.sentence_cache_size, settings.abbreviation_share)
-    judge = AnswerabilityJudge(settings, corpus.closeness if corpus.local else None, corpus.idf)
+    judge = AnswerabilityJudge(settings, corpus.closeness if corpus.local else None, corpus.idf,
+                                 corpus.similarity if corpus.local else None)
     checker = CitationChecker.from_settings(corpus.idf, corpus.embed if corpus.local else None, settings)  # cached vectors
     return Answerer(settings, model, corpora, retriever or build_retriever(settings, corpora), corpus, judge, checker)
 

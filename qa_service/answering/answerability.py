@@ -6,9 +6,10 @@ before the model is asked. The reasons:
   close in meaning to the question (a chunk dilutes a one-sentence match); or the question's
   core (its rarest content terms and named things) is in no retrieved paper and either no sentence is
   close in meaning or (with `core_term_gap` set) each paper the answer would come from leaves unspoken
-  a term of the question another retrieved paper holds: a neighbouring topic is not this one; or a core word no
-  abstract uses says which kind of a thing the abstracts have is meant ("jailbreak attacks") and no abstract
-  matches the question closely;
+  a term of the question another retrieved paper holds: a neighbouring topic is not this one; or the core words no
+  retrieved paper holds pull the question away from them (taken out, the rest is closer to their sentences: "speech
+  recognition" in "quantizing speech recognition models"); or a core word no abstract uses says which kind of a thing
+  the abstracts have is meant ("jailbreak attacks") and no abstract matches the question closely;
 - not_in_corpus: the question is about a name-shaped thing no abstract mentions (however close an abstract is,
   unless the name is only given in passing);
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
@@ -29,6 +30,7 @@ from typing import Callable, Sequence
 
 from .evidence import (
     ASKING_WORDS, UNSEEN, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
+    without_words,
 )
 from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
@@ -50,12 +52,14 @@ class AnswerabilityJudge:
     """Decides, from the question and what retrieval found, whether to answer and about which papers."""
 
     def __init__(self, settings: Settings, closeness: Callable[[str, Sequence[str]], list[float]] | None = None,
-                 idf: Callable[[str], float] | None = None):
+                 idf: Callable[[str], float] | None = None, similarity: Callable[[str, str], float] | None = None):
         """`closeness(question, texts)`: each text's best sentence cosine to the question; None
         when embeddings are not local (a paid API per question is too dear for a second look).
-        `idf`: a term's rarity in the corpus, to find the question's core (None: every term counts alike)."""
+        `idf`: a term's rarity in the corpus, to find the question's core (None: every term counts alike).
+        `similarity(a, b)`: the cosine of two whole texts (None: the core-pull test is off)."""
         self.settings = settings
         self.closeness = closeness
+        self.similarity = similarity
         self.idf = idf or (lambda term: 1.0)
         self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
         # a question's language is asked up to three times per question
@@ -240,11 +244,30 @@ class AnswerabilityJudge:
         closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
         if closest < self.settings.core_sentence_floor:
             return True
+        if self._pulled_away(question, core, hits, relevant):
+            return True
         if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
             return True
         if closest >= self.settings.unseen_kind_sentence:
             return False  # one sentence says it as a paraphrase would ("missingness bias" where the abstract says "feature importance")
         return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
+
+    def _pulled_away(self, question: str, core: set[str], hits: list[PaperHit], papers: list[PaperHit]) -> bool:
+        """The core words no retrieved paper holds pull the question away from the papers the answer would come from: without
+        them it is closer to their sentences by more than `core_pull` ("quantizing speech recognition models" is nearer a paper
+        on quantizing LLMs without "speech recognition"); a paraphrase's own word pulls it towards them instead."""
+        assert self.closeness is not None
+        s = self.settings
+        if s.core_pull >= COSINE_GAP_OFF or not papers or self.similarity is None:
+            return False
+        unheld = {t for t in core if not any(has_core({t}, _evidence(h), s, self._terms) for h in hits)}
+        if not unheld:
+            return False
+        rest = without_words(question, unheld)
+        if not content_terms(rest) or 1.0 - self.similarity(question, rest) < s.core_pull_moves:
+            return False  # what is left out carries little of the question's meaning: a turn of phrase ("lucky fixes")
+        texts = [h.text for h in papers]
+        return max(self.closeness(rest, texts)) - max(self.closeness(question, texts)) > s.core_pull
 
     def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
         """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",

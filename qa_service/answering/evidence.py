@@ -79,6 +79,16 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
     return words
 
 
+def without_words(question: str, terms: set[str]) -> str:
+    """The question with each word whose content terms meet `terms` taken out ("quantizing speech recognition models"
+    less speech and recognition: "quantizing models"), to see what the rest of it is close to."""
+    words = list(_WORD.finditer(question))
+    for m, own in reversed(list(zip(words, content_terms_each([m.group() for m in words])))):
+        if own & terms:
+            question = question[: m.start()] + question[m.end():]
+    return " ".join(question.split())
+
+
 _TOKEN = re.compile(r"[^\W_]+|[^\w\s-]")  # words and stops; a hyphen joins a kind to its thing as a space does: "Medusa-style"
 _VERBAL = re.compile(r"(?:ing|ed|en)$", re.I)  # "incoming query", "downloaded", "chosen": how a thing is, not a kind of it
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")  # GUI, kNN, GPT-5: names, which the name tests weigh

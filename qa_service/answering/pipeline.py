@@ -83,6 +83,11 @@ class IndexCorpus:
                 return found
         return None
 
+    def similarity(self, text: str, other: str) -> float:
+        """The cosine of two texts, each embedded whole (vectors are L2-normalised)."""
+        first, second = np.asarray(self.embed([text, other]), dtype=np.float32)
+        return float(first @ second)
+
     def closeness(self, question: str, texts: Sequence[str]) -> list[float]:
         """Each text's best sentence cosine to the question (vectors are L2-normalised)."""
         spans = [[text[s:e] for s, e in sentence_spans(text)] or [text] for text in texts]
