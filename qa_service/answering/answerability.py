@@ -11,7 +11,8 @@ before the model is asked. The reasons:
   recognition" in "quantizing speech recognition models"); or a core word no abstract uses says which kind of a thing
   the abstracts have is meant ("jailbreak attacks") and no abstract matches the question closely;
 - not_in_corpus: the question is about a name-shaped thing no abstract mentions (however close an abstract is,
-  unless the name is only given in passing);
+  unless the name is only given in passing), also when it names things some abstract mentions but calls no paper by
+  its own name ("What accuracy does FlashMath report on GSM8K?": GSM8K is in an abstract, FlashMath in none);
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
   that its abstract does not state, with nothing close to give instead.
@@ -70,6 +71,12 @@ class AnswerabilityJudge:
         named = [h for h in found.hits if h.named]
         if named and is_plural(question) and not self._foreign(asking) and self._off_core(question, asking, found.hits, named):
             return Verdict.no(RefusalReason.OFF_TOPIC)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
+        if named and not is_plural(question) and not self._by_label(named, asking, found):
+            # no paper is called by its name, only things they mention: "What does the FlashAttention-3 paper report about
+            # H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing asked of it)
+            subject = [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
+            if subject:
+                return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject))
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
         relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
@@ -110,9 +117,14 @@ class AnswerabilityJudge:
         matched (a benchmark another abstract mentions) are things asked about them, not papers."""
         if is_plural(asking):
             return named
+        return self._by_label(named, asking, found) or named
+
+    def _by_label(self, named: list[PaperHit], asking: str, found: Retrieval) -> list[PaperHit]:
+        """The papers the question calls by their own names, typed wrong too ("AEtn" for AEnt); the others were named for
+        a thing they mention (EEG, MMLU)."""
         labels = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
-        by_label = [h for h in named if own_keys(h.label) & labels]
-        return by_label or named
+        words = {name_key(w) for w in _NAME_WORD.findall(asking)}
+        return [h for h in named if own_keys(h.label) & labels or any(self._misspelt(w, own_keys(h.label)) for w in words)]
 
     def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
         """The benchmarks, datasets, models and hardware the question names, other than the papers themselves: not a
@@ -368,9 +380,25 @@ COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this h
 # a name given as an example or a point of comparison, not the thing asked about
 _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
                       r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
+# a name after these is a thing asked of the paper ("on the TUH EEG corpus", "against ViT-B/16"), or the figure asked for
+# ("what MSE does it get"), not the paper asked about
+_THING_BEFORE = re.compile(r"\b(?:like|such as|e\.g\.?|including|than|in|on|for|under|within|across|with|from|against|over|versus|vs"
+                           r"|compared (?:to|with))\W+(?:\S+\W+){0,2}$|\b(?:what|which)\W+$", re.I)
+# ... and a name here is the paper asked about: opening the question, after "does", "of", "about" ("What does the Foo paper
+# report", "Foo results on GSM8K")
+_SUBJECT_BEFORE = re.compile(r"(?:^|\b(?:does|did|do|is|was|are|were|has|have|of|about)\W+)(?:the\W+)?$", re.I)
+
+
+def _asked_about(name: str, asking: str) -> bool:
+    """Is the name where a question puts the paper it asks about, not a thing it asks of that paper?"""
+    before = asking[: asking.find(name)]
+    return not _THING_BEFORE.search(before) and bool(_SUBJECT_BEFORE.search(before))
+
+
 _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
+_NAME_WORD = re.compile(r"[^\W_][\w.²-]{2,}")  # a word long enough to be a paper's name typed wrong
 _SENTENCES = re.compile(r"(?:[^.?!;:]|[.:](?!\s|$))+")
 # a capitalised word, and the capitalised words and version numbers that follow it: "Natural Questions", "Claude 3.5 Sonnet"
 # a version is read whole: "Llama 3.1's" names no "Llama 3"

@@ -1,0 +1,63 @@
+"""A question that calls a paper by a name no abstract has, and names only things some abstract mentions (GSM8K, A100), is
+about a paper the corpus lacks; a name where a question puts a thing ("on SVAMP", "what MSE") is asked of a paper it has.
+Papers written for the test."""
+
+import pytest
+
+from qa_service.answering.answerability import _asked_about
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.records import RefusalReason
+from qa_service.service import build_answerer
+from qa_service.store.corpora import Corpora
+from tests.conftest import ingested, write_seed_file
+
+PAPERS = [
+    "Language models make arithmetic slips in long word problems. We propose Mathlete, which checks every intermediate step "
+    "with a small verifier and retries failed steps. Mathlete raises accuracy on GSM8K from 71.2% to 84.5% with a 7B model.",
+    "Serving large models is limited by memory bandwidth. We introduce Packrat, a kernel library that fuses attention and "
+    "dequantization on A100 GPUs. Packrat serves 2.1x more requests per second than a standard serving stack.",
+    "Code assistants often suggest insecure snippets. We present Guardrail, a filter that flags unsafe API calls before a "
+    "suggestion is shown. Guardrail blocks 93% of known vulnerabilities while rejecting 4% of safe suggestions.",
+]
+
+
+@pytest.fixture(scope="module")
+def answerer(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("unknown-paper")
+    index = ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
+    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+
+
+@pytest.mark.parametrize("question,name", [
+    ("What accuracy does FlashMath report on GSM8K?", "FlashMath"),
+    ("What does the TurboServe paper report about A100 throughput?", "TurboServe"),
+    ("FlashMath results on GSM8K?", "FlashMath"),
+])
+def test_a_paper_no_abstract_names_is_not_in_the_corpus_though_its_benchmark_is(answerer, question, name):
+    """Before, GSM8K named Mathlete and the answer was "The abstract of Mathlete does not report results on FlashMath"."""
+    result = answerer.ask(question)
+    assert result.refusal_reason is RefusalReason.NOT_IN_CORPUS and not result.citations
+    assert name in result.refusal_explanation
+
+
+def test_a_paper_called_by_its_own_name_is_answered(answerer):
+    result = answerer.ask("Mathlete results on GSM8K?")
+    assert result.refusal_reason is None and "84.5%" in result.answer
+
+
+def test_an_unknown_name_in_a_things_place_is_asked_of_the_paper_the_question_describes(answerer):
+    result = answerer.ask("What accuracy does the step verifier reach on GSM8K and on SVAMP?")
+    assert result.refusal_reason is None and "84.5%" in result.answer
+    assert result.answer.startswith("The abstract of Mathlete does not report results on SVAMP.")
+
+
+@pytest.mark.parametrize("name,question,about", [
+    ("FlashMath", "What accuracy does FlashMath report on GSM8K?", True),
+    ("TurboServe", "What does the TurboServe paper report?", True),
+    ("FlashMath", "FlashMath results?", True),
+    ("SVAMP", "What does it reach on SVAMP?", False),
+    ("ViT-B/16", "What success rate does the attack reach against ViT-B/16?", False),
+    ("MSE", "what MSE does it get?", False),
+])
+def test_where_a_question_puts_the_paper_it_asks_about(name, question, about):
+    assert _asked_about(name, question) is about
