@@ -154,9 +154,18 @@ class DetailKind:
     name: str
     asked: re.Pattern
     stated: re.Pattern
+    not_after: re.Pattern | None = None  # a statement right after this says something else (a model after "beating")
+    partly: re.Pattern | None = None  # speaks of the thing without giving it ("a 7B model" names no model)
+
+    def states(self, text: str) -> bool:
+        """Does the text state this kind of detail, anywhere but right after `not_after`?"""
+        return any(self.not_after is None or not self.not_after.search(text[max(0, m.start() - 40): m.start()])
+                   for m in self.stated.finditer(text))
 
 
 _NEVER = re.compile(r"(?!x)x")
+_COMPARED_WITH = re.compile(r"\b(?:beat(?:s|ing)?|outperform(?:s|ed|ing)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|than|over|vs\.?"
+                            r"|versus|against|compared (?:to|with)|relative to|baselines? (?:such as|like|including)?)\s+(?:the\s+)?$", re.I)
 # named on its own: a question that names an author the papers' metadata lists is answered from it
 AUTHORS = DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER)
 DETAIL_KINDS = (
@@ -182,7 +191,10 @@ DETAIL_KINDS = (
         r"|\b(?:fine-?tuned|trained|initiali[sz]ed|built) (?:from|on top of)\b(?! scratch)"
         r"|\b(?:qu[ée]|qual|quais|quel|quels|quelle) (?:\w+ )?(?:modelos?|mod[eè]les?) (?:base|de base)\b|\bwelche\w* basismodell\w*"
         r"|(?:哪个|什么|哪一个|何の|どの)(?:基座模型|基础模型|ベースモデル|基盤モデル)", re.I),
-        re.compile(r"\b(?!(?:RTX|GTX|TPU|MI)\b)[A-Z][A-Za-z]+[-\s]?\d[\w.\-]*\b|\b\d+(?:\.\d+)?\s?[BM]\b(?![-\s]?tokens)")),
+        re.compile(r"\b(?!(?:RTX|GTX|TPU|MI)\b)[A-Z][A-Za-z]+[-\s]?\d[\w.\-]*\b"),
+        # a model a result is compared with is a baseline, not the model used ("beating GPT-4o mini by 2.4%"); a size alone
+        # ("a 7B parameter language model") speaks of the model without naming it
+        _COMPARED_WITH, re.compile(r"\b\d+(?:\.\d+)?\s?[BM]\b(?![-\s]?tokens)")),
     # how big: a parameter count (7B, 1.3 billion parameters)
     DetailKind("model size", re.compile(
         r"\bmodel sizes?\b|\bhow (?:big|large) (?:is|was|are|were) (?:the |their |its )?(?:\w+ )?models?\b|\bhow many parameters\b"

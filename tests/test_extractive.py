@@ -331,7 +331,8 @@ def test_the_verbs_that_say_what_a_paper_is_about_choose_no_paper():
 def test_choices_the_question_offers_that_the_abstract_never_mentions_are_said_absent(answerer):
     """"which 7B model did go-browse fine-tune, qwen or llama?": the abstract names neither, so neither is the answer."""
     result = answerer.ask("which 7B model did go-browse fine-tune, qwen or llama?")
-    assert result.answer.startswith("The abstract of Go-Browse does not mention qwen or llama."), result.answer
+    assert result.answer.startswith("The abstract of Go-Browse does not mention qwen or llama, nor does it report the model "
+                                    "used."), result.answer  # "a 7B parameter language model" names none
     named = answerer.ask("Which GPU did CUDA-L1 use, a100 or h100?")  # it names the A100: that is the answer
     assert not named.answer.startswith("The abstract of"), named.answer
     plain = answerer.ask("Is CAST faster, or slower?")  # words the language uses: no names offered

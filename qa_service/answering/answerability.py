@@ -310,16 +310,20 @@ class AnswerabilityJudge:
     def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
         """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?"""
         ids = [h.paper_id for h in papers]
+        partly = []
         for kind in asked_details(asking):
             if kind is AUTHORS and (found.authors or all(h.authors for h in papers)):
                 continue  # who wrote what is in the papers' metadata: it named them, or it lists each paper's authors
-            if not any(kind.stated.search(h.text) for h in papers):
+            if any(kind.states(h.text) for h in papers):
+                continue
+            if not (kind.partly and any(kind.partly.search(h.text) for h in papers)):
                 return Verdict.no(RefusalReason.DETAIL_MISSING, kind.name, ids)
+            partly.append(f"the {kind.name}")  # "a 7B parameter language model": what it says of the model is given
         every = bool(found.authors) and not found.names
         if is_plural(asking):  # "which papers by X" covers X's papers
             return Verdict.yes(ids, every=every)
         # "How many routers does it rank?", "which model came out best?": what the abstract speaks of and never gives
-        missing = unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window)
+        missing = partly + unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window)
         if named and asks_number(asking) and not missing and not any(states_number(h.text) for h in papers):
             if not all(asks_number(ask) for ask in sub_questions(asking)):  # "How fast is it? What does it rely on?"
                 return Verdict.yes(ids, every, (), ["the figure asked for"])  # the other question is answered, the absence said
