@@ -415,6 +415,8 @@ class RefusalReason(str, Enum):
         if self is RefusalReason.DETAIL_MISSING and detail and about:
             article = "" if detail.startswith(("the ", "which ")) else "the "
             return f"The abstract of {', '.join(about)} does not state {article}{detail}."
+        if self is RefusalReason.OFF_TOPIC and detail:
+            return f"{self.explanation} None of the abstracts closest to the question speaks of {detail}."
         if self is RefusalReason.NOT_IN_CORPUS and detail:
             return f"No abstract in the corpus mentions {detail}."
         if self is RefusalReason.NO_MATCH and detail:

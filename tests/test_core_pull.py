@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from qa_service.answering.evidence import without_words
+from qa_service.answering.evidence import without_words, words_meeting
 from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import RefusalReason
 from qa_service.service import build_answerer
@@ -47,7 +47,8 @@ def answerer(index, **overrides):
     "Is there work on compressing passages for retrieval over legal contracts?",  # compressing passages is here; contracts not
 ])
 def test_a_word_that_pulls_the_question_away_from_the_papers_makes_it_a_neighbouring_topic(index, question):
-    assert answerer(index).ask(question).refusal_reason is RefusalReason.OFF_TOPIC
+    result = answerer(index).ask(question)
+    assert result.refusal_reason is RefusalReason.OFF_TOPIC and not result.citations
     off = answerer(index, core_pull=2.0).ask(question)  # the test off: the nearest paper's sentences were the answer
     assert off.refusal_reason is None and off.citations
 
@@ -70,3 +71,15 @@ def test_the_question_less_the_words_of_some_terms():
     question = "Are there papers on quantizing speech recognition models, like Whisper?"
     assert without_words(question, {"speech", "recognit"}) == "Are there papers on quantizing models, like Whisper?"
     assert without_words(question, set()) == question
+
+
+def test_the_refusal_says_which_words_the_papers_do_not_speak_of(index):
+    result = answerer(index).ask("Is there work on compressing passages for retrieval over legal contracts?")
+    assert result.refusal_explanation == ("No paper in the corpus is about this. None of the abstracts closest to the question "
+                                          "speaks of legal contracts.")
+
+
+def test_the_words_of_some_terms_as_the_question_writes_them():
+    question = "Are there papers on quantizing speech recognition models, like Whisper?"
+    assert words_meeting(question, {"speech", "recognit", "whisper"}) == ["speech recognition", "Whisper"]
+    assert words_meeting("speech-to-text or speech?", {"speech", "text"}) == ["speech-to-text", "speech"]

@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 from .evidence import (
     ASKING_WORDS, UNSEEN, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
-    without_words,
+    without_words, words_meeting,
 )
 from .specifics import unnamed_kinds, unreported
 from rapidfuzz.distance import OSA
@@ -69,8 +69,9 @@ class AnswerabilityJudge:
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
         named = [h for h in found.hits if h.named]
-        if named and is_plural(question) and not self._foreign(asking) and self._off_core(question, asking, found.hits, named):
-            return Verdict.no(RefusalReason.OFF_TOPIC)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
+        off = self._off_core(question, asking, found.hits, named) if named and is_plural(question) and not self._foreign(asking) else None
+        if off is not None:
+            return Verdict.no(RefusalReason.OFF_TOPIC, off)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
         if named and not is_plural(question) and not self._by_label(named, asking, found):
             # no paper is called by its name, only things they mention: "What does the FlashAttention-3 paper report about
             # H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing asked of it)
@@ -91,8 +92,9 @@ class AnswerabilityJudge:
         held = self._holding(asking, found.hits) if relevant and is_topic_query(question) and not is_plural(question) else None
         if held is not None and len(held) > 1:  # "process reward model step-level rewards": each paper holding the whole
             return Verdict.yes([h.paper_id for h in held], every=True)  # topic, first-ranked first (never off-core: held)
-        if not relevant or self._off_core(question, asking, found.hits, relevant, held):
-            return Verdict.no(RefusalReason.OFF_TOPIC)
+        off = self._off_core(question, asking, found.hits, relevant, held) if relevant else ""
+        if off is not None:
+            return Verdict.no(RefusalReason.OFF_TOPIC, off)
         topic = held is not None  # a search-box query naming no paper: whoever types one wants the papers on that topic
         if not is_plural(question) and not topic:
             return self._about(asking, relevant[:1], found, named=False)
@@ -243,43 +245,48 @@ class AnswerabilityJudge:
         return [hits[i] for _, i in sorted(close, key=lambda pair: (-pair[0], pair[1]))]
 
     def _off_core(self, question: str, asking: str, hits: list[PaperHit], relevant: list[PaperHit],
-                  held: list[PaperHit] | None = None) -> bool:
+                  held: list[PaperHit] | None = None) -> str | None:
         """No retrieved paper (text, title, keywords) holds the question's whole core, and either no sentence of
         theirs is close in meaning or the papers the answer would come from leave a term of it unspoken: the
         question is on a neighbouring topic the corpus does not have. `held`: the papers holding the whole core, when
-        the caller has them already."""
+        the caller has them already. None: on topic; else what the papers do not speak of, where it is known ("")."""
         core = self._core(asking)
         if not core or self.closeness is None:
-            return False
+            return None
         if self._holding(asking, hits) if held is None else held:
-            return False  # one paper holds the whole core
+            return None  # one paper holds the whole core
         closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
         if closest < self.settings.core_sentence_floor:
-            return True
-        if self._pulled_away(question, core, hits, relevant):
-            return True
+            return ""
+        pulled = self._pulled_away(question, core, hits, relevant)
+        if pulled is not None:
+            return pulled
         if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
-            return True
+            return ""
         if closest >= self.settings.unseen_kind_sentence:
-            return False  # one sentence says it as a paraphrase would ("missingness bias" where the abstract says "feature importance")
-        return self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant)
+            return None  # one sentence says it as a paraphrase would ("missingness bias" where the abstract says "feature importance")
+        return "" if self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant) else None
 
-    def _pulled_away(self, question: str, core: set[str], hits: list[PaperHit], papers: list[PaperHit]) -> bool:
+    def _pulled_away(self, question: str, core: set[str], hits: list[PaperHit], papers: list[PaperHit]) -> str | None:
         """The core words no retrieved paper holds pull the question away from the papers the answer would come from: without
         them it is closer to their sentences by more than `core_pull` ("quantizing speech recognition models" is nearer a paper
-        on quantizing LLMs without "speech recognition"); a paraphrase's own word pulls it towards them instead."""
+        on quantizing LLMs without "speech recognition"); a paraphrase's own word pulls it towards them instead. Those
+        words, as the question writes them, or None."""
         assert self.closeness is not None
         s = self.settings
         if s.core_pull >= COSINE_GAP_OFF or not papers or self.similarity is None:
-            return False
+            return None
         unheld = {t for t in core if not any(has_core({t}, _evidence(h), s, self._terms) for h in hits)}
         if not unheld:
-            return False
+            return None
         rest = without_words(question, unheld)
         if not content_terms(rest) or 1.0 - self.similarity(question, rest) < s.core_pull_moves:
-            return False  # what is left out carries little of the question's meaning: a turn of phrase ("lucky fixes")
+            return None  # what is left out carries little of the question's meaning: a turn of phrase ("lucky fixes")
         texts = [h.text for h in papers]
-        return max(self.closeness(rest, texts)) - max(self.closeness(question, texts)) > s.core_pull
+        if max(self.closeness(rest, texts)) - max(self.closeness(question, texts)) <= s.core_pull:
+            return None
+        words = words_meeting(question, unheld)
+        return " or ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
 
     def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
         """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",

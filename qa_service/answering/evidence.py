@@ -79,6 +79,23 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
     return words
 
 
+def words_meeting(question: str, terms: set[str]) -> list[str]:
+    """The question's words whose content terms meet `terms`, as it writes them, adjacent ones as one phrase ("speech
+    recognition", "Whisper"), each once."""
+    matches = list(_WORD.finditer(question))
+    meets = [bool(own & terms) for own in content_terms_each([m.group() for m in matches])]
+    phrases: list[str] = []
+    start = None
+    for i, m in enumerate(matches):
+        if meets[i] and start is None:
+            start = m.start()
+        joined = i + 1 < len(matches) and meets[i + 1] and not question[m.end():matches[i + 1].start()].strip(" -")
+        if meets[i] and not joined:
+            phrases.append(question[start:m.end()])
+            start = None
+    return list(dict.fromkeys(phrases))
+
+
 def without_words(question: str, terms: set[str]) -> str:
     """The question with each word whose content terms meet `terms` taken out ("quantizing speech recognition models"
     less speech and recognition: "quantizing models"), to see what the rest of it is close to."""
