@@ -62,16 +62,20 @@ def _close_to(first: list[Candidate], more: list[Candidate], tuning: Composition
     return [c for c in more if c not in first and c.score >= tuning.second_share * first[0].score][: tuning.max_sentences - len(first)]
 
 
+def _says(text: str, name: str, flags: int = 0) -> bool:
+    """Does the text hold the name as a word of its own (not inside "Qwen2.5" or a path)?"""
+    return bool(name) and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", text, flags) is not None
+
+
 def names(candidate: Candidate) -> bool:
     """Does the sentence call its paper by its name (a one-word label, a title's name before its colon: a method's name)?"""
-    return any(" " not in name and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", candidate.text)
-               for name in own_names(candidate.source.label))
+    return any(" " not in name and _says(candidate.text, name) for name in own_names(candidate.source.label))
 
 
 def calls(question: str, label: str) -> bool:
     """Does the question call the paper by its label ("Which is faster, CAST or SERE?"), in any case? (A benchmark
     several abstracts mention makes them all the question's papers, but it calls none of them.)"""
-    return any(name and re.search(rf"(?<![\w/.-]){re.escape(name)}(?![\w/-])", question, re.I) for name in own_names(label))
+    return any(_says(question, name, re.I) for name in own_names(label))
 
 
 def definition(cands: list[Candidate], figures: bool, tuning: Composition) -> list[Candidate]:
