@@ -167,20 +167,39 @@ _NEVER = re.compile(r"(?!x)x")
 _COMPARED_WITH = re.compile(r"\b(?:beat(?:s|ing)?|outperform(?:s|ed|ing)?|surpass(?:es|ed|ing)?|exceed(?:s|ed|ing)?|than|over|vs\.?"
                             r"|versus|against|compared (?:to|with)|relative to|baselines? (?:such as|like|including)?)\s+(?:the\s+)?$", re.I)
 # named on its own: a question that names an author the papers' metadata lists is answered from it
-AUTHORS = DetailKind("authors", re.compile(r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b", re.I), _NEVER)
+AUTHORS = DetailKind("authors", re.compile(
+    r"\bwho (?:wrote|are the authors|authored|is the author)|\b(?:the |list the |name the )authors? of\b|\bwritten by\b|\bauthors? (?:are|were|is)\b"
+    # who wrote it, in the other accepted languages (not "the authors of X propose": what they did is asked)
+    r"|\bqui[ée]n(?:es)? (?:escribi[óo]|escribieron|son l[oa]s autor[ae]s)\b|\bquem (?:escreveu|escreveram|s[ãa]o os autores)\b"
+    r"|\bqui (?:a [ée]crit|sont les auteur(?:e?s)?)\b|\bwer (?:hat|haben|schrieb|sind die autor(?:en|innen))\b"
+    r"|作者是谁|谁是作者|谁写的|著者は誰|誰が書いた", re.I), _NEVER)
 DETAIL_KINDS = (
-    DetailKind("learning rate", re.compile(r"\blearning[- ]rates?\b", re.I), re.compile(r"\blearning[- ]rates?\b", re.I)),
-    DetailKind("batch size", re.compile(r"\bbatch[- ]sizes?\b", re.I), re.compile(r"\bbatch[- ]sizes?\b", re.I)),
+    # each ask in English and the other accepted languages (es, pt, fr, de, zh, ja): a language's words, not the corpus's
+    DetailKind("learning rate", re.compile(r"\blearning[- ]rates?\b|\btasas? de aprendizaje\b|\btaxas? de aprendiza(?:gem|do)\b"
+                                           r"|\btaux d['’]apprentissage\b|\blernraten?\b|学习率|學習率|学習率", re.I),
+               re.compile(r"\blearning[- ]rates?\b", re.I)),
+    DetailKind("batch size", re.compile(r"\bbatch[- ]sizes?\b|\btama[ñn]os? de(?:l)? lote\b|\btamanhos? d[eo] lote\b|\btailles? d[eu]s? lots?\b"
+                                        r"|\bbatch-?gr(?:ö|oe)(?:ß|ss)en?\b|批量大小|批大小|批次大小|バッチサイズ", re.I),
+               re.compile(r"\bbatch[- ]sizes?\b", re.I)),
     DetailKind("dropout", re.compile(r"\bdropout\b", re.I), re.compile(r"\bdropout\b", re.I)),
-    DetailKind("number of epochs", re.compile(r"\bepochs?\b", re.I), re.compile(r"\bepochs?\b", re.I)),
-    DetailKind("random seeds", re.compile(r"\brandom seeds?\b|\bhow many seeds\b", re.I), re.compile(r"\bseeds?\b", re.I)),
-    DetailKind("optimizer", re.compile(r"\bwhich optimi[sz]er\b|\boptimi[sz]er (?:was|is|did|do)\b|\bweight decay\b", re.I),
+    DetailKind("number of epochs", re.compile(r"\bepochs?\b|\bcu[áa]ntas [ée]pocas\b|\bquantas [ée]pocas\b|\bcombien d['’][ée]poques\b"
+                                              r"|\bwie viele epochen\b|训练轮数|多少轮|多少个epoch|エポック数", re.I),
+               re.compile(r"\bepochs?\b", re.I)),
+    DetailKind("random seeds", re.compile(r"\brandom seeds?\b|\bhow many seeds\b|\bsemillas? aleatorias?\b|\bsementes? aleat[óo]rias?\b"
+                                          r"|\bgraines? al[ée]atoires?\b|\bzufalls-?seeds?\b|随机种子|乱数シード|ランダムシード", re.I),
+               re.compile(r"\bseeds?\b", re.I)),
+    DetailKind("optimizer", re.compile(r"\bwhich optimi[sz]er\b|\boptimi[sz]er (?:was|is|did|do)\b|\bweight decay\b"
+                                       r"|\b(?:qu[ée]|cu[áa]l|qual|quel|welche[nrs]?) (?:optimizador|otimizador|optimiseur|optimierer)\b"
+                                       r"|(?:哪个|什么|哪种)优化器|どの(?:オプティマイザ|最適化手法)", re.I),
                re.compile(r"\b(?:Adam\w*|SGD|optimi[sz]er|weight decay)\b", re.I)),
-    DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b", re.I), re.compile(r"\bhyper-?parameters?\b", re.I)),
+    DetailKind("hyperparameters", re.compile(r"\bhyper-?parameters?\b|\bhiperpar[áa]metros?\b|\bhyperparam[èe]tres?\b|超参数|ハイパーパラメータ", re.I),
+               re.compile(r"\bhyper-?parameters?\b", re.I)),
     AUTHORS,
     DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
     # a generic "on GPUs" states neither which hardware nor how much of it
-    DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b", re.I),
+    DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b"
+                                                 r"|(?<![a-z])gpus?(?![a-z])|\btiempo de entrenamiento\b|\btempo de treinamento\b"
+                                                 r"|\btemps d['’]entra[îi]nement\b|\btrainings(?:zeit|dauer)\b|训练时间|学習時間", re.I),
                re.compile(r"\b(?:[AHVLT]\d{2,3}s?|H200s?|B200s?|TPU ?v\d\w*|RTX ?\d+\w*|\d+ ?(?:GPUs?|TPUs?|nodes)|hours?|GPU-hours?|FLOPs|days?)\b", re.I)),
     # which model was used: models are named with a version or size (Qwen2.5-7B, GPT-4o, Llama-3-8B); a single
     # capital and digits is hardware (A100, H100, L40), and RTX/GTX/TPU/MI families are too

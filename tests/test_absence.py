@@ -107,6 +107,10 @@ def test_the_term_test_keeps_answering_a_paraphrase_of_one_paper(term_test, ques
     ("Which base model was Zorblax fine-tuned from?", "model used"),  # "2.7×" and the hardware are no model's name
     ("What model size does Quux have, and how many training tokens?", "model size"),
     ("¿Sobre qué modelo base se entrenó Zorblax?", "model used"),  # the same ask in another accepted language
+    ("¿Qué tasa de aprendizaje usa Zorblax?", "learning rate"),  # each training detail in each accepted language
+    ("Welche Batchgröße verwendet Quux?", "batch size"),
+    ("Zorblax 使用的学习率是多少？", "learning rate"),
+    ("Qui a écrit Zorblax ?", "authors"),
 ])
 def test_a_training_set_up_the_abstract_does_not_give_is_refused_as_missing(answerer, question, detail):
     result = answerer.ask(question)

@@ -179,6 +179,22 @@ def test_which_model_is_asked_only_when_the_model_is_what_which_asks_about(quest
     assert [kind.name for kind in asked_details(question)] == asked
 
 
+@pytest.mark.parametrize("question,asked", [
+    ("¿Qué tasa de aprendizaje usa X?", ["learning rate"]),
+    ("Qual é o tamanho do lote usado pelo X?", ["batch size"]),
+    ("Quel optimiseur utilise X ?", ["optimizer"]),
+    ("Wie viele Epochen wurde X trainiert?", ["number of epochs"]),
+    ("X 用了多少GPU？", ["hardware or compute"]),  # no word boundary between a CJK character and "GPU"
+    ("X のハイパーパラメータは？", ["hyperparameters"]),
+    ("¿Quiénes son los autores de X?", ["authors"]),
+    ("X の著者は誰ですか？", ["authors"]),
+    ("¿Qué proponen los autores de X?", []),  # what the authors did is asked, not who they are
+    ("Was schlagen die Autoren von X vor?", []),
+])
+def test_a_training_detail_is_asked_in_each_accepted_language(question, asked):
+    assert [kind.name for kind in asked_details(question)] == asked
+
+
 @pytest.mark.parametrize("question,thing", [
     ("What is missingness bias in feature attribution?", "missingness bias"),
     ("What is meant by 'compensation-aware error' in quantization?", "compensation-aware error"),
