@@ -40,6 +40,14 @@ def test_a_paper_no_abstract_names_is_not_in_the_corpus_though_its_benchmark_is(
     assert name in result.refusal_explanation
 
 
+def test_a_thing_an_abstract_mentions_does_not_make_a_neighbouring_topic_its_paper(answerer):
+    """A100 names Packrat's abstract; fraud in bank transfers is in none: before, Packrat's sentence was the answer."""
+    result = answerer.ask("How do you detect fraud in bank transfers on A100 GPUs?")
+    assert result.refusal_reason is RefusalReason.OFF_TOPIC and not result.citations
+    verify = answerer.ask("How do you verify arithmetic steps on GSM8K?")  # GSM8K names Mathlete, and this is its topic
+    assert verify.refusal_reason is None and "Mathlete" in verify.answer
+
+
 def test_a_paper_called_by_its_own_name_is_answered(answerer):
     result = answerer.ask("Mathlete results on GSM8K?")
     assert result.refusal_reason is None and "84.5%" in result.answer

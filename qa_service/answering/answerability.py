@@ -12,7 +12,8 @@ before the model is asked. The reasons:
   the abstracts have is meant ("jailbreak attacks") and no abstract matches the question closely;
 - not_in_corpus: the question is about a name-shaped thing no abstract mentions (however close an abstract is,
   unless the name is only given in passing), also when it names things some abstract mentions but calls no paper by
-  its own name ("What accuracy does FlashMath report on GSM8K?": GSM8K is in an abstract, FlashMath in none);
+  its own name ("What accuracy does FlashMath report on GSM8K?": GSM8K is in an abstract, FlashMath in none); such a
+  question (things named, no paper) gets the off-topic core test too ("fraud detection on A100 GPUs");
 - detail_missing: the question is about a paper (named, or the one retrieval is sure of)
   and asks a kind of detail (a learning rate, the authors, a score on another benchmark)
   that its abstract does not state, with nothing close to give instead.
@@ -78,6 +79,9 @@ class AnswerabilityJudge:
             subject = [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
             if subject:
                 return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject))
+            off = None if self._foreign(asking) else self._off_core(question, asking, found.hits, named)
+            if off is not None:  # "sleep staging from single-channel EEG": EEG is named, sleep staging nowhere
+                return Verdict.no(RefusalReason.OFF_TOPIC, off)
         if named:
             return self._about(asking, self._named_papers(asking, named, found), found, named=True)
         relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
