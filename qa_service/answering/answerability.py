@@ -73,9 +73,10 @@ class AnswerabilityJudge:
         off = self._off_core(question, asking, found.hits, named) if named and is_plural(question) and not self._foreign(asking) else None
         if off is not None:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
-        if named and not is_plural(question) and not self._by_label(named, asking, found):
-            # no paper is called by its name, only things they mention: "What does the FlashAttention-3 paper report about
-            # H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing asked of it)
+        if named and not is_plural(question) and not found.authors and not self._by_label(named, asking, found):
+            # no paper is called by its name or its authors', only things they mention: "What does the FlashAttention-3 paper
+            # report about H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing
+            # asked of it)
             subject = [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
             if subject:
                 return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject))
