@@ -197,7 +197,8 @@ DETAIL_KINDS = (
     AUTHORS,
     DetailKind("affiliation or funding", re.compile(r"\b(?:universit(?:y|ies)|lab|institution|affiliat\w*|fund(?:ed|ing)|grant)\b", re.I), _NEVER),
     # a generic "on GPUs" states neither which hardware nor how much of it
-    DetailKind("hardware or compute", re.compile(r"\b(?:gpus?|tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b"
+    # "GPU" beside letters of no other word counts too: no word boundary parts it from Chinese or Japanese ("用了多少GPU")
+    DetailKind("hardware or compute", re.compile(r"\b(?:tpus?|hardware|gpu[- ]hours?|compute budget|how long (?:did|does) (?:it|training)|training time|how many hours)\b"
                                                  r"|(?<![a-z])gpus?(?![a-z])|\btiempo de entrenamiento\b|\btempo de treinamento\b"
                                                  r"|\btemps d['’]entra[îi]nement\b|\btrainings(?:zeit|dauer)\b|训练时间|学習時間", re.I),
                re.compile(r"\b(?:[AHVLT]\d{2,3}s?|H200s?|B200s?|TPU ?v\d\w*|RTX ?\d+\w*|\d+ ?(?:GPUs?|TPUs?|nodes)|hours?|GPU-hours?|FLOPs|days?)\b", re.I)),

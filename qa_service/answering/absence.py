@@ -31,12 +31,12 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
         return ""
     labels = {h.paper_id: own_names(h.label)[-1] for h in hits}  # a titled paper by its name: "Ember", not its whole title
     names = [labels.get(pid, pid) for pid in verdict.about]
-    subject = f"{_SEVERAL}{_either(names, 'and')} do" if len(names) > 1 else f"The abstract of {names[0]} does"
+    subject = f"{_SEVERAL}{either(names, 'and')} do" if len(names) > 1 else f"The abstract of {names[0]} does"
     figures = set(figures_in(question))
-    named = _either([t for t in verdict.absent if t not in figures])
-    stated = _either([t for t in verdict.absent if t in figures])
+    named = either([t for t in verdict.absent if t not in figures])
+    stated = either([t for t in verdict.absent if t in figures])
     if verdict.missing:  # "the number of GPUs", "which one came out best": spoken of, never given
-        missing = _either(list(verdict.missing))
+        missing = either(list(verdict.missing))
         if named:
             return f"{subject} not mention {named}, nor {'do they' if len(names) > 1 else 'does it'} report {missing}."
         return f"{subject} not report {missing}."
@@ -47,7 +47,7 @@ def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> s
     return f"{subject} not mention {named}."
 
 
-def _either(items: list[str], word: str = "or") -> str:
+def either(items: list[str], word: str = "or") -> str:
     """A list as a negation reads it ("MMLU", "qwen or llama", "MMLU, GSM8K or HumanEval"), or, with "and", papers named
     together ("Ember and Tilde")."""
     return f" {word} ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)

@@ -30,6 +30,7 @@ import re
 from functools import lru_cache
 from typing import Callable, Sequence
 
+from .absence import either
 from .evidence import (
     ASKING_WORDS, UNSEEN, core_terms, corpus_words, has_core, in_other_language, mentions, reports_close, spaced_language, unseen_kinds,
     without_words, words_meeting,
@@ -260,10 +261,11 @@ class AnswerabilityJudge:
             return None
         if self._holding(asking, hits) if held is None else held:
             return None  # one paper holds the whole core
-        closest = max(self.closeness(question, [h.text for h in hits]), default=0.0)
+        near = dict(zip([h.paper_id for h in hits], self.closeness(question, [h.text for h in hits])))
+        closest = max(near.values(), default=0.0)
         if closest < self.settings.core_sentence_floor:
             return ""
-        pulled = self._pulled_away(question, core, hits, relevant)
+        pulled = self._pulled_away(question, core, hits, relevant, max((near[h.paper_id] for h in relevant), default=0.0))
         if pulled is not None:
             return pulled
         if closest < self.settings.unseen_kind_sentence and self._unseen_kind(asking, core, hits):
@@ -272,11 +274,11 @@ class AnswerabilityJudge:
             return None  # one sentence says it as a paraphrase would ("missingness bias" where the abstract says "feature importance")
         return "" if self.settings.core_term_gap < COSINE_GAP_OFF and self._unspoken(question, asking, hits, relevant) else None
 
-    def _pulled_away(self, question: str, core: set[str], hits: list[PaperHit], papers: list[PaperHit]) -> str | None:
+    def _pulled_away(self, question: str, core: set[str], hits: list[PaperHit], papers: list[PaperHit], before: float) -> str | None:
         """The core words no retrieved paper holds pull the question away from the papers the answer would come from: without
         them it is closer to their sentences by more than `core_pull` ("quantizing speech recognition models" is nearer a paper
-        on quantizing LLMs without "speech recognition"); a paraphrase's own word pulls it towards them instead. Those
-        words, as the question writes them, or None."""
+        on quantizing LLMs without "speech recognition"); a paraphrase's own word pulls it towards them instead. `before`:
+        the question's closeness to those papers, already measured. Those words, as the question writes them, or None."""
         assert self.closeness is not None
         s = self.settings
         if s.core_pull >= COSINE_GAP_OFF or not papers or self.similarity is None:
@@ -287,11 +289,9 @@ class AnswerabilityJudge:
         rest = without_words(question, unheld)
         if not content_terms(rest) or 1.0 - self.similarity(question, rest) < s.core_pull_moves:
             return None  # what is left out carries little of the question's meaning: a turn of phrase ("lucky fixes")
-        texts = [h.text for h in papers]
-        if max(self.closeness(rest, texts)) - max(self.closeness(question, texts)) <= s.core_pull:
+        if max(self.closeness(rest, [h.text for h in papers])) - before <= s.core_pull:
             return None
-        words = words_meeting(question, unheld)
-        return " or ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 1 else "".join(words)
+        return either(words_meeting(question, unheld))
 
     def _unseen_kind(self, asking: str, core: set[str], hits: list[PaperHit]) -> bool:
         """The question asks for a kind of a thing the abstracts have, in a word none of them uses ("jailbreak attacks",

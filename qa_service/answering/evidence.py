@@ -79,18 +79,23 @@ def corpus_words(question: str, idf: Callable[[str], float]) -> dict[str, str]:
     return words
 
 
+def _meeting(question: str, terms: set[str]) -> list[tuple[re.Match[str], bool]]:
+    """Each word of the question, and whether its content terms meet `terms`."""
+    words = list(_WORD.finditer(question))
+    return [(m, bool(own & terms)) for m, own in zip(words, content_terms_each([m.group() for m in words]))]
+
+
 def words_meeting(question: str, terms: set[str]) -> list[str]:
     """The question's words whose content terms meet `terms`, as it writes them, adjacent ones as one phrase ("speech
     recognition", "Whisper"), each once."""
-    matches = list(_WORD.finditer(question))
-    meets = [bool(own & terms) for own in content_terms_each([m.group() for m in matches])]
+    marked = _meeting(question, terms)
     phrases: list[str] = []
     start = None
-    for i, m in enumerate(matches):
-        if meets[i] and start is None:
+    for i, (m, meets) in enumerate(marked):
+        if meets and start is None:
             start = m.start()
-        joined = i + 1 < len(matches) and meets[i + 1] and not question[m.end():matches[i + 1].start()].strip(" -")
-        if meets[i] and not joined:
+        joined = i + 1 < len(marked) and marked[i + 1][1] and not question[m.end():marked[i + 1][0].start()].strip(" -")
+        if meets and not joined:
             phrases.append(question[start:m.end()])
             start = None
     return list(dict.fromkeys(phrases))
@@ -99,9 +104,8 @@ def words_meeting(question: str, terms: set[str]) -> list[str]:
 def without_words(question: str, terms: set[str]) -> str:
     """The question with each word whose content terms meet `terms` taken out ("quantizing speech recognition models"
     less speech and recognition: "quantizing models"), to see what the rest of it is close to."""
-    words = list(_WORD.finditer(question))
-    for m, own in reversed(list(zip(words, content_terms_each([m.group() for m in words])))):
-        if own & terms:
+    for m, meets in reversed(_meeting(question, terms)):
+        if meets:
             question = question[: m.start()] + question[m.end():]
     return " ".join(question.split())
 

@@ -112,11 +112,15 @@ def key_phrase(text: str, rarity: Rarity) -> str | None:
                 key = " ".join(low)
                 uses[key] += 1
                 written.setdefault(key, " ".join(gram))
-    scored = [(count * sum(map(rarity, key.split())) / len(key.split()) * (1 + KEY_PHRASE_LONGER * (len(key.split()) - 2)), key)
-              for key, count in uses.items() if count >= KEY_PHRASE_MIN_USES]
+    scored = []
+    for key, count in uses.items():
+        if count >= KEY_PHRASE_MIN_USES:
+            words = key.split()
+            scored.append((count * sum(map(rarity, words)) / len(words) * (1 + KEY_PHRASE_LONGER * (len(words) - 2)), key))
     if not scored:
         return None
-    best = max(scored, key=lambda sk: (sk[0], -text.lower().find(sk[1])))[1]
+    lowered = text.lower()
+    best = max(scored, key=lambda sk: (sk[0], -lowered.find(sk[1])))[1]
     phrase = written[best]
     return phrase[0].upper() + phrase[1:]
 
