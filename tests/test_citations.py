@@ -710,3 +710,17 @@ WEIR = [Source(1, "w:1", "Weir", (
 def test_a_verb_denied_by_no_or_neither_is_what_without_denies(checker, claim):
     assert verdict_of(checker, claim, WEIR) != "contradicted"
 
+
+
+@pytest.mark.parametrize("label,name", [
+    ("RouterArena", True),
+    ("Generative Adversarial Reasoner", True),
+    ("Reversal Curse", True),
+    ("Cache hit rate", False),  # a paper that coins no name is labelled by a phrase of its abstract: its words are claims
+    ("Weight compensation", False),
+    ("Hybrid optimizer that combines first-order and zeroth-order updates", False),
+])
+def test_a_label_is_a_name_only_when_written_as_one(label, name):
+    from qa_service.answering.judging import _is_name
+
+    assert _is_name(label, 3) is name

@@ -129,7 +129,7 @@ class Judge:
         known = reads.terms.get((claim, source.label))
         if known is not None:
             return known
-        named = reads.stems(source.label) if len(source.label.split()) <= self.tuning.name_label_words else set()  # not a description
+        named = reads.stems(source.label) if _is_name(source.label, self.tuning.name_label_words) else set()  # not a description
         light = LIGHT if reads.figures(claim) else set()  # a verb whose object is a figure checked apart
         found = reads.terms[(claim, source.label)] = {
             t: self.idf(t) for t in reads.stems(claim)
@@ -302,3 +302,11 @@ class Judge:
         """Of a quote that sets two things against each other ("While X ..., Y ..."), the side that carries the claim."""
         sides, terms = contrast_sides(quote), self._terms(claim, source, reads)
         return sides[0] if len(sides) == 1 else max(sides, key=lambda p: self._coverage(terms, reads.stems(p), reads.stems(p)))
+
+
+def _is_name(label: str, most: int) -> bool:
+    """Is the paper's label a name (RouterArena, Generative Adversarial Reasoner), whose words a claim need not find in the
+    quote, rather than a description drawn from its abstract ("Cache hit rate", "Hybrid optimizer that combines ...")? A
+    name of several words capitalises each, as a title does; a phrase of the abstract is written in its lower case."""
+    parts = label.split()
+    return len(parts) <= most and (len(parts) == 1 or all(not p[0].isalpha() or p[0].isupper() for p in parts))
