@@ -46,6 +46,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh20_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh21_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh22_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh23_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
