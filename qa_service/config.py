@@ -51,6 +51,9 @@ class Settings:
     respell_zipf: float = _s(2.0, "For that share, a question word no abstract uses that English uses less than this (wordfreq Zipf) may be a typo, counted as the corpus's nearest term within the typo budget (\"refusl\"); a word of another language (\"surmonter\", \"sans\") is left out, any other (\"federated\", \"retrosynthesis\") still counts against the paper. 0 turns both off.")
     sentence_floor: float = _s(0.5, "A paper none of whose chunks clears the bar is still relevant when one of its sentences is this close to the question (MiniLM cosine): a chunk dilutes a one-sentence match. Tuning split: the highest value that refuses no more unanswerable questions than without it.")
     unknown_name_dense: float = _s(0.5, "A question about a name no abstract mentions is still answered when an abstract matches it this closely (cosine): the name was noise.")
+    cognate_min_stem: int = _s(6, "A word of a Spanish, Portuguese, French or German question whose stem (in its language) has at least this many letters is looked up among the corpus's English stems as a cognate (\"interpretabilidad\" -> interpret); a five-letter stem is as often a false friend (\"numérique\": numer, as in numerous) as a cognate (\"navigateur\": navig). 0 turns cognates off.")
+    cognate_letters_per_edit: int = _s(6, "A cognate may differ from the corpus's stem by one edit per this many letters of the shorter (\"cuantiz\" -> quantiz); a stem shorter than this must match exactly.")
+    cognate_common_zipf: float = _s(5.0, "A word the question's own language uses at least this often (wordfreq Zipf) is a function or asking word (\"sobre\", \"welche\") and is never looked up as a cognate.")
     abbreviation_share: float = _s(0.1, "A question's abbreviation is searched in its other form too (mixture-of-experts and MoE) when at most this share of the papers use it: one most abstracts use (LLM) would add only common words. 0 turns it off.")
     count_window: int = _s(4, "A count is given when a number stands at most this many words before the counted thing (\"10 state-of-the-art search systems\"): further off, the number counts something else.")
     caps_name_zipf: float = _s(5.0, "An all-capital word of four letters or more is a name (COCO, GLUE, MATH) unless the general language uses it this often (Zipf; ONLY, NOT, SYSTEM are emphasis).")
@@ -301,7 +304,8 @@ def _url_problem(url: str) -> str:
 POSITIVE = ("max_abstract_chars", "max_k", "retrieval_k", "plural_k", "candidate_chunks", "chunk_sentences", "chunk_max_tokens", "ingest_batch_papers",
             "embedding_batch_size", "max_question_chars", "max_body_bytes", "max_page_papers", "max_filter_chars",
             "max_filter_values", "threads", "model_timeout", "model_deadline", "model_concurrency", "client_timeout",
-            "request_timeout", "max_request_line", "max_header_bytes", "answer_per_named")
+            "request_timeout", "max_request_line", "max_header_bytes", "answer_per_named",
+            "cognate_letters_per_edit")
 
 
 # Chroma's rule for collection names (3-512 of these, starting and ending with a letter or digit), which the

@@ -7,6 +7,7 @@ the request as a `CorpusView`.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -16,6 +17,7 @@ import numpy as np
 from .absence import absence_lead, absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
+from .evidence import spaced_language
 from ..config import Settings
 from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
@@ -110,6 +112,7 @@ class Prepared:
     timings: Timings = field(default_factory=Timings)
     scope: Scope | None = None
     listing: Listing | None = None  # a question about metadata, answered from the records
+    searched: str = ""  # the question as retrieval and the judge read it (bridged), when it differs
 
 
 class Answerer:
@@ -146,10 +149,11 @@ class Answerer:
             return Prepared(standalone, asked, None, Verdict.yes(), Retrieval(standalone), timings, scope, listing)
         if k is None and is_plural(standalone):
             k = max(self.settings.retrieval_k, self.settings.plural_k)  # a question about several papers needs a wider net
-        found = self.retriever.retrieve(standalone, k, scope=scope)
-        verdict = self.judge.decide(standalone, found)
+        searched = self.bridged(standalone)
+        found = self.retriever.retrieve(searched, k, scope=scope)
+        verdict = self.judge.decide(searched, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
-        prepared = Prepared(standalone, asked, None, verdict, found, timings, scope)
+        prepared = Prepared(standalone, asked, None, verdict, found, timings, scope, searched=searched if searched != standalone else "")
         if verdict.answerable and verdict.about and not found.authors:  # "Who wrote X?": X's metadata, not the model
             prepared.listing = authorship(standalone, [h for h in found.hits if h.paper_id in verdict.about])
             if prepared.listing is not None:
@@ -158,6 +162,19 @@ class Answerer:
             prepared.prompt = build_prompt(standalone, found.hits, self._count, self.settings.max_context_tokens,
                                            self.settings.answer_tokens, history, instructions)
         return prepared
+
+    def bridged(self, question: str) -> str:
+        """A question in Spanish, Portuguese, French or German with, after each of its words that is a cognate of a term of
+        the corpus, that term's English word ("métodos de interpretabilidad (interpretation)"): what retrieval, the judge
+        and the offline model read, so that MiniLM and BM25, which read English, see its topic. Others are read as asked."""
+        s = self.settings
+        language = spaced_language(question, s) if s.cognate_min_stem else None
+        if language is None:
+            return question
+        gloss = self.corpora.cognates(question, language, s.cognate_min_stem, s.cognate_letters_per_edit, s.cognate_common_zipf)
+        for word, english in gloss.items():
+            question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
+        return question
 
     def standalone(self, question: str, history: Sequence[Turn]) -> str:
         """A follow-up that leans on the conversation, made standalone by the model (the offline one
@@ -174,7 +191,8 @@ class Answerer:
     def _request(self, prepared: Prepared, max_tokens: int | None, instructions: str) -> ModelRequest:
         assert prepared.prompt is not None
         room = min(self.settings.answer_tokens, max_tokens or self.settings.answer_tokens)
-        return ModelRequest(prepared.prompt.messages, prepared.question, prepared.prompt.sources, room,
+        # the offline model chooses sentences by the question as searched; a language model reads the prompt, as asked
+        return ModelRequest(prepared.prompt.messages, prepared.searched or prepared.question, prepared.prompt.sources, room,
                             corpus=self.corpus, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every,
                             several=prepared.verdict.several)
 

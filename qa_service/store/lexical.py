@@ -25,6 +25,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from ..checksums import file_sha256
 from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
+from .cognates import CognateBook
 from .spelling import Respelling, respelt_terms
 
 META = "qa_meta.json"
@@ -80,6 +81,7 @@ class LexicalIndex:
         self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
         self._chunk_array: np.ndarray | None = None
         self._vocab_terms: dict[str, list[str]] | None = None  # the vocabulary by first letter, for spelling look-ups
+        self._cognates: dict[tuple[int, int, float], CognateBook] = {}  # by its settings, built on the first foreign question
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -135,6 +137,15 @@ class LexicalIndex:
                 groups.setdefault(term[:1], []).append(term)
             self._vocab_terms = groups
         return groups.get(letter, [])
+
+    def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float) -> dict[str, str]:
+        """The question's words (in `language`) that are cognates of a term of this corpus, each with its English word."""
+        key = (min_stem, letters_per_edit, common_zipf)
+        book = self._cognates.get(key)
+        if book is None:  # built whole, then published
+            book = CognateBook(self._vocab, stem, min_stem, letters_per_edit, common_zipf)
+            self._cognates[key] = book
+        return book.gloss(question, language)
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
         """Share of the terms' IDF weight each paper contains."""

@@ -1,0 +1,99 @@
+"""The English terms of the corpus that a Spanish, Portuguese, French or German question's words are cognates of.
+
+The abstracts are English and MiniLM reads English: "¿Qué trabajos proponen métodos de interpretabilidad?" shares no
+word with an abstract on interpretability, so retrieval, the relevance judgement and the choice of sentences see nothing
+of its topic. Scientific vocabulary is mostly shared across these languages: stemmed in its own language
+("interpretabilidad" -> interpret, "cuantización" -> cuantiz) a word is the corpus's English stem, or one edit from it per
+`cognate_letters_per_edit` letters (quantiz). The match is against the corpus's own vocabulary, so a gloss only ever
+names a term some abstract uses; each is given as the commonest English word of that stem (wordfreq, installed), which
+is what an embedder reads. No dictionary: a word with no cognate ("Beobachtbarkeit", "navegador") adds nothing.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from typing import Callable, Collection
+
+import Stemmer
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+from wordfreq import iter_wordlist, zipf_frequency
+
+STEMMERS = {"es": "spanish", "pt": "portuguese", "fr": "french", "de": "german"}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def plain(word: str) -> str:
+    """Lower case, accents off, ß as ss: "Característica" -> caracteristica."""
+    decomposed = unicodedata.normalize("NFKD", word.lower().replace("ß", "ss"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+class CognateBook:
+    """Cognates of one corpus vocabulary (BM25's stems); built on first use, read-only after."""
+
+    def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], min_stem: int, letters_per_edit: int,
+                 common_zipf: float):
+        """`english_stem`: a word as the vocabulary's stemmer has it; `min_stem`: shorter stems are never matched; `letters_per_edit`: one edit allowed per this many letters of
+        the shorter stem (none below it); `common_zipf`: a word its own language uses at least this often is a function
+        or asking word ("sobre", "welche"), never looked up."""
+        self.stem = english_stem
+        self.min_stem = min_stem
+        self.letters_per_edit = letters_per_edit
+        self.common_zipf = common_zipf
+        self._by_length: dict[int, list[str]] = {}
+        for term in vocabulary:
+            if term.isalpha() and term.isascii() and len(term) >= min_stem:
+                self._by_length.setdefault(len(term), []).append(term)
+        self._vocabulary = frozenset(vocabulary)
+        self._stemmers = {language: Stemmer.Stemmer(name) for language, name in STEMMERS.items()}
+        self._english: list[str] | None = None  # English words, sorted, for a stem's commonest word
+        self._rank: dict[str, int] = {}
+
+    def gloss(self, question: str, language: str) -> dict[str, str]:
+        """Each word of the question (in `language`) that is a cognate of a corpus term, with that term's English word."""
+        stemmer = self._stemmers.get(language)
+        if stemmer is None:
+            return {}
+        found: dict[str, str] = {}
+        for word in dict.fromkeys(_WORD.findall(question)):
+            if len(word) < self.min_stem or zipf_frequency(word.lower(), language, wordlist="small") >= self.common_zipf:
+                continue
+            if self.stem(word) in self._vocabulary:
+                continue  # the corpus's word already ("agents", "mobile")
+            term = self._match(plain(stemmer.stemWord(word.lower())))
+            english = self._surface(term) if term is not None else ""
+            if english and zipf_frequency(english, "en") < self.common_zipf:  # "control", "model" say little of a topic
+                found[word] = english
+        return found
+
+    def _match(self, stem: str) -> str | None:
+        """The vocabulary's stem this one is, or is within the edit budget of (the nearest; None when none is)."""
+        if len(stem) < self.min_stem:
+            return None
+        if stem in self._vocabulary:
+            return stem
+        edits = len(stem) // self.letters_per_edit
+        if not edits:
+            return None
+        candidates = [t for n in range(len(stem) - edits, len(stem) + edits + 1) for t in self._by_length.get(n, [])
+                      if min(n, len(stem)) // self.letters_per_edit >= 1]
+        match = process.extractOne(stem, candidates, scorer=Levenshtein.distance, score_cutoff=edits)
+        return str(match[0]) if match is not None else None
+
+    def _surface(self, term: str) -> str:
+        """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
+        if self._english is None:
+            words = [w for w in iter_wordlist("en") if w.isascii() and w.isalpha()]
+            self._rank = {w: i for i, w in enumerate(words)}
+            self._english = sorted(words)
+        start = bisect.bisect_left(self._english, term)
+        best = None
+        for word in self._english[start:]:
+            if not word.startswith(term):
+                break
+            if self.stem(word) == term and (best is None or self._rank[word] < self._rank[best]):
+                best = word
+        return best or term

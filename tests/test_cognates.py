@@ -1,0 +1,95 @@
+"""A question in Spanish, Portuguese, French or German is read with the English words of the corpus its words are cognates
+of: MiniLM and BM25 read English, and "interpretabilidad" shares no word with an abstract on interpretability. Papers
+written for the test."""
+
+import dataclasses
+
+import pytest
+
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.records import RefusalReason
+from qa_service.service import build_answerer
+from qa_service.store.cognates import CognateBook, plain
+from qa_service.store.corpora import Corpora
+from qa_service.store.lexical import content_terms, stem
+from tests.conftest import ingested, write_seed_file
+
+PAPERS = [
+    "Transformer language models remain opaque. We present CircuitLens, an interpretability method that traces the circuits "
+    "behind each prediction by patching attention heads. CircuitLens recovers known circuits on six tasks and explains 84% of "
+    "the logit difference.",
+    "Large language models are costly to serve. We introduce TinyBits, a post-training quantization method that stores "
+    "weights in 3 bits with learned rounding. TinyBits keeps perplexity within 0.3 of the full-precision model on WikiText.",
+    "Classifiers are often overconfident. We propose TempMix, a calibration method that mixes temperatures per class. "
+    "TempMix lowers the expected calibration error by 41% on ImageNet.",
+    "Protein structures are slow to predict. We present FoldFast, which predicts protein folds from sequence alone and runs "
+    "ten times faster than previous predictors.",
+    "Robots lose their way in crowded halls. We propose WayFinder, a navigation policy trained with reinforcement learning "
+    "that reaches 92% of goals in numerous simulated offices, under control of a planner.",
+]
+
+
+def book(min_stem: int = 6) -> CognateBook:
+    vocabulary = set().union(*(content_terms(text) for text in PAPERS))
+    return CognateBook(vocabulary, stem, min_stem=min_stem, letters_per_edit=6, common_zipf=5.0)
+
+
+def test_a_word_stemmed_in_its_language_is_the_corpus_english_term():
+    assert book().gloss("¿Qué trabajos estudian la interpretabilidad?", "es") == {"interpretabilidad": "interpretation"}
+    assert book().gloss("Quais artigos tratam da calibração?", "pt") == {"calibração": "calibration"}
+
+
+def test_a_cognate_may_be_one_edit_away_per_six_letters():
+    """cuantiz -> quantiz: one edit of seven letters."""
+    assert book().gloss("¿Hay trabajos sobre cuantización?", "es") == {"cuantización": "quantization"}
+
+
+def test_a_short_stem_is_never_matched_a_false_friend_as_likely_as_a_cognate():
+    """"numérique" stems to numer, as "numerous" does: five letters say too little (`cognate_min_stem`)."""
+    assert book().gloss("Des travaux sur le tatouage numérique ?", "fr") == {}
+    assert book(min_stem=5).gloss("Des travaux sur le tatouage numérique ?", "fr") == {"numérique": "numerous"}
+
+
+def test_common_words_on_either_side_are_never_glossed():
+    """"welche" is German's own asking word; "controlan" is a cognate of "control", which English uses too often to say
+    what a question is about."""
+    assert book().gloss("Welche Arbeiten?", "de") == {}
+    assert book().gloss("¿Qué agentes controlan robots?", "es") == {}
+
+
+def test_a_word_the_corpus_writes_already_or_with_no_cognate_adds_nothing():
+    assert book().gloss("Welche Arbeiten untersuchen die Beobachtbarkeit?", "de") == {}
+    assert book().gloss("Quels travaux sur la navigation des robots ?", "fr") == {}  # "navigation" is the corpus's word
+
+
+def test_plain_drops_accents_and_writes_eszett_as_ss():
+    assert (plain("Característica"), plain("Größe")) == ("caracteristica", "grosse")
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cognates")
+    return ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
+
+
+def answerer(index, **overrides):
+    settings = dataclasses.replace(index.settings, **overrides)
+    return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
+
+
+@pytest.mark.parametrize("question,label", [
+    ("¿Qué trabajos estudian la interpretabilidad de los transformadores?", "CircuitLens"),
+    ("Quais artigos tratam da calibração de classificadores?", "TempMix"),
+])
+def test_a_question_in_another_language_finds_the_paper_its_cognates_name(index, question, label):
+    result = answerer(index).ask(question)
+    assert result.refusal_reason is None and {c.label for c in result.citations} == {label}
+    assert result.question == question  # the question is answered as asked: the gloss is only how it is read
+    off = answerer(index, cognate_min_stem=0).ask(question)  # without cognates MiniLM cannot read it: refused
+    assert off.refusal_reason is RefusalReason.OFF_TOPIC
+
+
+def test_the_gloss_follows_each_word_inside_the_question(index):
+    bridged = answerer(index).bridged("¿Qué trabajos estudian la interpretabilidad de los circuitos?")
+    assert bridged == "¿Qué trabajos estudian la interpretabilidad (interpretation) de los circuitos (circuit)?"
+    assert answerer(index).bridged("Which papers study interpretability?") == "Which papers study interpretability?"
