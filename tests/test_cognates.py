@@ -12,6 +12,7 @@ from qa_service.service import build_answerer
 from qa_service.store.cognates import CognateBook, plain
 from qa_service.store.corpora import Corpora
 from qa_service.store.lexical import content_terms, stem
+from qa_service.web.app import create_app
 from tests.conftest import ingested, write_seed_file
 
 PAPERS = [
@@ -93,3 +94,13 @@ def test_the_gloss_follows_each_word_inside_the_question(index):
     bridged = answerer(index).bridged("¿Qué trabajos estudian la interpretabilidad de los circuitos?")
     assert bridged == "¿Qué trabajos estudian la interpretabilidad (interpretation) de los circuitos (circuit)?"
     assert answerer(index).bridged("Which papers study interpretability?") == "Which papers study interpretability?"
+
+
+def test_the_search_route_reads_the_question_as_an_answer_does(index):
+    """POST /api/search ranks for "cuantización" the paper on quantization first, as the answer reads it (unread, MiniLM
+    puts the interpretability paper first)."""
+    app = create_app(index.settings, index=index)
+    app.config["TESTING"] = True
+    response = app.test_client().post("/api/search", json={"question": "¿Hay trabajos sobre cuantización?", "k": 3})
+    assert response.status_code == 200
+    assert response.get_json()["results"][0]["label"] == "TinyBits"

@@ -54,14 +54,15 @@ def rank_metrics(ranked: list[str], gold: list[str]) -> dict:
     return {**recall, "rr": 1.0 / first if first else 0.0}
 
 
-def evaluate_retrieval(retriever: Retriever, questions: list[Question], k: int = 10, modes=("dense", "bm25", "hybrid")) -> dict:
-    """Per mode and question kind: mean Recall@1/5/10 and MRR."""
+def evaluate_retrieval(retriever: Retriever, questions: list[Question], k: int = 10, modes=("dense", "bm25", "hybrid"),
+                       read: Callable[[str], str] = str) -> dict:
+    """Per mode and question kind: mean Recall@1/5/10 and MRR; `read`: the question as retrieval reads it (`Answerer.bridged`)."""
     records = []
     for q in questions:
         if q.kind == "unanswerable":
             continue
         for mode in modes:
-            ranked = [h.paper_id for h in retriever.search(q.question, k, mode=mode, texts=False)]
+            ranked = [h.paper_id for h in retriever.search(read(q.question), k, mode=mode, texts=False)]
             records.append({"id": q.id, "kind": q.kind, "mode": mode, "ranked": ranked, **rank_metrics(ranked, q.gold)})
     summary: dict = {}
     for mode in modes:
