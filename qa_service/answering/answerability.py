@@ -128,10 +128,11 @@ class AnswerabilityJudge:
         return self._by_label(named, asking, found) or named
 
     def _by_label(self, named: list[PaperHit], asking: str, found: Retrieval) -> list[PaperHit]:
-        """The papers the question calls by their own names, typed wrong too ("AEtn" for AEnt); the others were named for
-        a thing they mention (EEG, MMLU)."""
+        """The papers the question calls by their own names, typed wrong too ("AEtn" for AEnt, never a word of the language:
+        "fast" is no CAST); the others were named for a thing they mention (EEG, MMLU)."""
         labels = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
-        words = {name_key(w) for w in _NAME_WORD.findall(asking)}
+        # a word of the language is what was typed ("How fast is...": fast, not CAST misspelt), as the name resolver has it
+        words = {name_key(w) for w in _NAME_WORD.findall(asking) if zipf_frequency(w.lower(), "en") < self.settings.respell_zipf}
         return [h for h in named if own_keys(h.label) & labels or any(self._misspelt(w, own_keys(h.label)) for w in words)]
 
     def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:

@@ -154,6 +154,14 @@ def _digits(key: str) -> str:
     return "".join(c for c in key if c.isdigit())
 
 
+def _family(key: str) -> str:
+    """A name key with each run of digits as one mark: eagle3 and eagle4 are one family, gpt4o another than gpt5."""
+    return re.sub(r"\d+", "#", key)
+
+
+_NAMED_FAMILY = re.compile(r"[a-z]{3}")  # a family named by letters (EAGLE, GPT), not a size or a count (12B, 7B)
+
+
 def typo_budget(length: int, settings: Settings) -> int:
     """Edits allowed for a word of this length: none for short words, more for long ones."""
     if length < settings.name_typo_min_length:
@@ -169,6 +177,10 @@ class NameResolver:
         self.keys = list(book)
         self.known_word = known_word
         self.settings = settings
+        self._versions: dict[str, list[str]] = {}  # a name's letters -> the version numbers the corpus writes it with
+        for key in self.keys:
+            if _digits(key) and _NAMED_FAMILY.search(_family(key)):
+                self._versions.setdefault(_family(key), []).append(_digits(key))
 
     def closest(self, key: str, budget: int) -> str | None:
         """The name key within `budget` edits of `key`: one scan of every name in the corpus."""
@@ -209,8 +221,16 @@ class NameResolver:
                     entry = self.book[found]
                     matches.setdefault(found, NameMatch(typed, entry["name"], tuple(entry["papers"]), False))
                     covered.add(typed)
-        unknown = [w for w in words if is_name_like(w) and w not in covered and not known[w] and not self._headed(w)]
+        unknown = [w for w in words if is_name_like(w) and w not in covered
+                   and (not known[w] or self._other_version(name_key(w))) and not self._headed(w)]
         return list(matches.values()), list(dict.fromkeys(unknown))
+
+    def _other_version(self, key: str) -> bool:
+        """A version of a name the corpus writes only with other numbers ("EAGLE-4" where abstracts name EAGLE-2 and
+        EAGLE-3): its parts are words of the corpus, but the thing is not ("Qwen2" is of Qwen2.5's family, 2 before .5)."""
+        written = _digits(key)
+        found = self._versions.get(_family(key), [])
+        return bool(written and found) and not any(v.startswith(written) or written.startswith(v) for v in found)
 
     def _headed(self, word: str) -> bool:
         """A term of the corpus with a word of the question's language joined after it ("Mixture-of-Experts-Architekturen",
