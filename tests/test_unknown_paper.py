@@ -69,3 +69,19 @@ def test_an_unknown_name_in_a_things_place_is_asked_of_the_paper_the_question_de
 ])
 def test_where_a_question_puts_the_paper_it_asks_about(name, question, about):
     assert _asked_about(name, question) is about
+
+
+@pytest.mark.parametrize("question", [
+    "What does the Hydra paper propose for checking arithmetic steps?",
+    "How does Hydra verify intermediate steps?",
+])
+def test_a_capitalised_word_no_abstract_uses_where_the_paper_asked_about_stands_is_a_name(answerer, question):
+    """"Hydra" is a word of the language, not name-shaped; written with a capital mid-sentence where a question puts the
+    paper it asks about, it names one, and no abstract has it. (Before, Mathlete's abstract answered it.)"""
+    result = answerer.ask(question)
+    assert result.refusal_reason is RefusalReason.NOT_IN_CORPUS and "Hydra" in result.refusal_explanation
+
+
+def test_a_capitalised_word_an_abstract_uses_or_a_thing_asked_of_a_paper_is_not_refused_so(answerer):
+    assert answerer.ask("How does Mathlete handle GSM8K problems?").refusal_reason is None  # the corpus's own word
+    assert answerer.ask("Which paper checks arithmetic steps like Hydra does?").refusal_reason is not RefusalReason.NOT_IN_CORPUS

@@ -111,8 +111,17 @@ class AnswerabilityJudge:
     def _unknown(self, asking: str, found: Retrieval) -> list[str]:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
         uses ("GUI agents for Android" names no paper); a venue is never one."""
-        return [n for n in found.unknown_names if n in asking and not is_venue(n)
-                and _language_zipf(n) < self.settings.common_name_zipf]
+        shaped = [n for n in found.unknown_names if n in asking and not is_venue(n)
+                  and _language_zipf(n) < self.settings.common_name_zipf]
+        return shaped + [n for n in self._proper_unknown(asking) if n not in shaped]
+
+    def _proper_unknown(self, asking: str) -> list[str]:
+        """A capitalised word past a sentence's first that no abstract uses, where the question puts the paper it asks
+        about ("What does the Medusa paper propose?", "How do Medusa's heads draft?"): a proper name, however common the
+        word (a thing named after "in", "for", "like" is not what is asked about)."""
+        unseen = self.idf(UNSEEN)
+        return [w for w in sorted(_proper_words(asking, spaced_language(asking, self.settings)))
+                if not is_venue(w) and _asked_about(w, asking) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
