@@ -85,3 +85,12 @@ def test_a_capitalised_word_no_abstract_uses_where_the_paper_asked_about_stands_
 def test_a_capitalised_word_an_abstract_uses_or_a_thing_asked_of_a_paper_is_not_refused_so(answerer):
     assert answerer.ask("How does Mathlete handle GSM8K problems?").refusal_reason is None  # the corpus's own word
     assert answerer.ask("Which paper checks arithmetic steps like Hydra does?").refusal_reason is not RefusalReason.NOT_IN_CORPUS
+
+
+def test_a_paper_called_only_as_what_an_unknown_one_is_compared_with_is_not_the_paper_asked_about(answerer):
+    """"What does HydraMath report on GSM8K compared to Mathlete?" asks of HydraMath, which no abstract names; Mathlete
+    is what it is compared with. (Before, Mathlete's abstract answered it, "does not report results on HydraMath".)"""
+    result = answerer.ask("What does HydraMath report on GSM8K compared to Mathlete?")
+    assert result.refusal_reason is RefusalReason.NOT_IN_CORPUS and "HydraMath" in result.refusal_explanation
+    asked_of_mathlete = answerer.ask("Does Mathlete beat HydraMath on GSM8K?")
+    assert asked_of_mathlete.refusal_reason is None and asked_of_mathlete.answer.startswith("The abstract of Mathlete")

@@ -74,6 +74,9 @@ class AnswerabilityJudge:
         off = self._off_core(question, asking, found.hits, named) if named and is_plural(question) and not self._foreign(asking) else None
         if off is not None:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
+        compared = self._subject_unknown(named, asking, found) if named and not is_plural(question) and not found.authors else []
+        if compared:  # "What does ReflexionGym report compared to Go-Browse?": Go-Browse is what the paper asked about is compared with
+            return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(compared))
         if named and not is_plural(question) and not found.authors and not self._by_label(named, asking, found):
             # no paper is called by its name or its authors', only things they mention: "What does the FlashAttention-3 paper
             # report about H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing
@@ -143,6 +146,19 @@ class AnswerabilityJudge:
         # a word of the language is what was typed ("How fast is...": fast, not CAST misspelt), as the name resolver has it
         words = {name_key(w) for w in _NAME_WORD.findall(asking) if zipf_frequency(w.lower(), "en") < self.settings.respell_zipf}
         return [h for h in named if own_keys(h.label) & labels or any(self._misspelt(w, own_keys(h.label)) for w in words)]
+
+    def _subject_unknown(self, named: list[PaperHit], asking: str, found: Retrieval) -> list[str]:
+        """Unknown names where the question puts the paper it asks about, when every paper it calls by name is only what
+        that paper is compared with ("... compared to Go-Browse", "... than CAST"): the paper asked about is not in the
+        corpus. Empty otherwise ("Did GPT-5 come out on top in NewtonBench?" asks of NewtonBench)."""
+        called = self._by_label(named, asking, found)
+        if not called:
+            return []
+        own = set().union(*(own_keys(h.label) for h in called))
+        typed = [m.typed for m in found.names if own & {name_key(m.typed), name_key(m.name)} and m.typed in asking]
+        if not typed or not all(_COMPARED.search(asking[: asking.find(t)]) for t in typed):
+            return []
+        return [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
 
     def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
         """The benchmarks, datasets, models and hardware the question names, other than the papers themselves: not a
@@ -421,6 +437,8 @@ def _asked_about(name: str, asking: str) -> bool:
     return not _THING_BEFORE.search(before) and bool(_SUBJECT_BEFORE.search(before))
 
 
+# what a thing is compared with: "... compared to Go-Browse", "better than CAST", "X vs Y"
+_COMPARED = re.compile(r"\b(?:than|vs|versus|compared\s+(?:to|with)|relative\s+to|against)\W+(?:the\W+)?$", re.I)
 _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
