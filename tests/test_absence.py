@@ -418,9 +418,13 @@ def test_several_absent_things_are_said_as_a_negation_reads_them():
 
     hits = [PaperHit("p:1", "Zorblax", 1.0, 1.0, 1.0, 1.0)]
     note = absence_note(Verdict.yes(["p:1"], False, ["MMLU", "GSM8K", "HumanEval"]), hits, "How does Zorblax do on MMLU, GSM8K and HumanEval?")
-    assert note == "The abstract of Zorblax does not report results on MMLU, GSM8K or HumanEval."
+    assert note is not None and note.text == "The abstract of Zorblax does not report results on MMLU, GSM8K or HumanEval."
     missing = absence_note(Verdict.yes(["p:1"], False, (), ["the number of GPUs", "which one was best"]), hits, "How many GPUs?")
-    assert missing == "The abstract of Zorblax does not report the number of GPUs or which one was best."
+    assert missing is not None and missing.text == "The abstract of Zorblax does not report the number of GPUs or which one was best."
+    several = absence_note(Verdict.yes(["p:1", "p:2"], False, ["MMLU"]), hits + [PaperHit("p:2", "Quux", 1.0, 1.0, 1.0, 1.0)],
+                           "How do Zorblax and Quux do on MMLU?")
+    assert several is not None and several.opening() == "The abstracts of Zorblax and Quux do not report results on MMLU. What they do report:"
+    assert absence_note(Verdict.yes(["p:1"]), hits, "How does Zorblax work?") is None
 
 
 @pytest.mark.parametrize("question", ["「frame error rate」とは何ですか？どのくらい下がりますか？", "O que é a 'frame error rate' e quanto ela cai?",
@@ -437,15 +441,15 @@ def test_a_quoted_term_no_abstract_holds_saves_nothing(kinds):
 
 def test_the_absence_sentence_before_a_list_leaves_the_list_on_lines_of_its_own():
     """A Markdown list read after "What it does report:" on the same line is no list: it opens on the next line."""
-    from qa_service.answering.absence import ABSENCE_LEAD, state_absence
+    from qa_service.answering.absence import ABSENCE_LEAD, AbsenceNote, state_absence
     from qa_service.records import AnswerSentence, CheckedAnswer, Citation
 
     listing = "- **Zorblax**: Zorblax drafts tokens [1].\n- **Quux**: Quux reranks passages [2]."
     item = AnswerSentence(15, 41, "Zorblax drafts tokens [1].", cites=[1])
     checked = CheckedAnswer(listing, citations=[Citation(1, "p:1", "Zorblax", "Zorblax drafts tokens", 0, 21, 1.0, True, 0)], sentences=[item])
-    out = state_absence(checked, "The abstract of Zorblax does not report results on MMLU.")
+    out = state_absence(checked, AbsenceNote("The abstract of Zorblax does not report results on MMLU."))
     assert out.answer.startswith(f"The abstract of Zorblax does not report results on MMLU. {ABSENCE_LEAD}\n- **Zorblax**: ")
     moved = out.sentences[-1]
     assert out.answer[moved.start:moved.end] == "Zorblax drafts tokens [1]."
-    prose = state_absence(CheckedAnswer("Zorblax drafts tokens [1].", citations=checked.citations), "The abstract says nothing.")
+    prose = state_absence(CheckedAnswer("Zorblax drafts tokens [1].", citations=checked.citations), AbsenceNote("The abstract says nothing."))
     assert prose.answer == f"The abstract says nothing. {ABSENCE_LEAD} Zorblax drafts tokens [1]."

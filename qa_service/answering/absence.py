@@ -8,7 +8,7 @@ it is `kind: service`, `verdict: not_checked`, cites nothing, and `grounded` doe
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..corpus.names import own_names
@@ -17,21 +17,33 @@ from ..records import AnswerKind, AnswerSentence, CheckedAnswer, PaperHit, Sente
 
 ABSENCE_LEAD = "What it does report:"
 ABSENCE_LEAD_SEVERAL = "What they do report:"
-_SEVERAL = "The abstracts of "
 
 
-def absence_lead(note: str) -> str:
-    """The lead-in between the service's sentence and the quotes, for one paper or several."""
-    return ABSENCE_LEAD_SEVERAL if note.startswith(_SEVERAL) else ABSENCE_LEAD
+@dataclass(frozen=True)
+class AbsenceNote:
+    """The service's own sentence for what an answer's papers do not give, and the lead-in to the quotes after it."""
+
+    text: str
+    lead: str = ABSENCE_LEAD  # "What it does report:", or of several papers "What they do report:"
+
+    def opening(self) -> str:
+        """How the answer opens: the sentence, then the lead-in."""
+        return f"{self.text} {self.lead}"
 
 
-def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> str:
+def absence_note(verdict: Verdict, hits: Sequence[PaperHit], question: str) -> AbsenceNote | None:
     """The service's own sentence for what the question names and the answering paper's abstract does not mention."""
     if not (verdict.absent or verdict.missing) or not verdict.about:
-        return ""
+        return None
     labels = {h.paper_id: own_names(h.label)[-1] for h in hits}  # a titled paper by its name: "Ember", not its whole title
     names = [labels.get(pid, pid) for pid in verdict.about]
-    subject = f"{_SEVERAL}{either(names, 'and')} do" if len(names) > 1 else f"The abstract of {names[0]} does"
+    lead = ABSENCE_LEAD_SEVERAL if len(names) > 1 else ABSENCE_LEAD
+    return AbsenceNote(_sentence(verdict, names, question), lead)
+
+
+def _sentence(verdict: Verdict, names: list[str], question: str) -> str:
+    """What the papers (by name) do not mention or report, as the question asked it."""
+    subject = f"The abstracts of {either(names, 'and')} do" if len(names) > 1 else f"The abstract of {names[0]} does"
     figures = set(figures_in(question))
     named = either([t for t in verdict.absent if t not in figures])
     stated = either([t for t in verdict.absent if t in figures])
@@ -53,14 +65,15 @@ def either(items: list[str], word: str = "or") -> str:
     return f" {word} ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
-def state_absence(checked: CheckedAnswer, note: str) -> CheckedAnswer:
+def state_absence(checked: CheckedAnswer, note: AbsenceNote | None) -> CheckedAnswer:
     """The note and its lead-in before the checked answer, every unit, citation and issue shifted after them.
     A refusal, or nothing absent, is left as it is."""
-    if not note or checked.refused or not checked.citations:
+    if note is None or checked.refused or not checked.citations:
         return checked
-    lead = f"{note} {absence_lead(note)}" + ("\n" if checked.answer.startswith("- ") else " ")  # a list opens on its own line
-    units = [AnswerSentence(0, len(note), note, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
-             AnswerSentence(len(note) + 1, len(lead) - 1, absence_lead(note), SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
+    lead = note.opening() + ("\n" if checked.answer.startswith("- ") else " ")  # a list opens on its own line
+    text = note.text
+    units = [AnswerSentence(0, len(text), text, SentenceKind.SERVICE, SentenceVerdict.NOT_CHECKED, reason="the service's own words"),
+             AnswerSentence(len(text) + 1, len(lead) - 1, note.lead, SentenceKind.STRUCTURE, SentenceVerdict.NOT_CHECKED)]
     citations = [replace(c, sentence=c.sentence + len(units)) if c.sentence is not None else c for c in checked.citations]
     issues = [replace(i, sentence=i.sentence + len(units)) if i.sentence is not None else i for i in checked.issues]
     return replace(checked, answer=lead + checked.answer, citations=citations, issues=issues,

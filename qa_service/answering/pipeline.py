@@ -14,7 +14,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from .absence import absence_lead, absence_note, state_absence
+from .absence import absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .evidence import spaced_language
@@ -225,9 +225,9 @@ class Answerer:
             return
         yield Sources(prepared.question, [s.to_ref() for s in prepared.prompt.sources])
         note = absence_note(prepared.verdict, prepared.found.hits, prepared.question)
-        if note:  # the service's own words come first, as in the final answer
-            yield Delta(f"{note} {absence_lead(note)}")
-        gap = bool(note)  # what parts the lead from the answer waits for its first words: a list opens on a line of its own
+        if note is not None:  # the service's own words come first, as in the final answer
+            yield Delta(note.opening())
+        gap = note is not None  # what parts the lead from the answer waits for its first words: a list opens on a line of its own
         generate = time.perf_counter()
         written, usage, truncated = "", Usage(), False
         pieces = self.model.stream(self._request(prepared, max_tokens, instructions))
