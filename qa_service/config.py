@@ -76,7 +76,7 @@ class Settings:
     name_typo_min_length: int = _s(5, "Shortest word (normalised) matched to a name within one edit: shorter words collide with other names.")
     name_typo_two_edits_length: int = _s(9, "Words at least this long may be two edits from a name (RoutrArena, NewtonBnech).")
     max_question_words: int = _s(200, "Words of a question examined for names: bounds the work a long question can cause.")
-    max_typo_lookups: int = _s(16, "Words of a question matched to names within the typo budget; each is a scan of every name in the corpus, so this bounds a question's work (the most any question in the four question files needs is 11).")
+    max_typo_lookups: int = _s(16, "Words of a question matched to names within the typo budget, and words of a question in another language matched to the corpus's stems as cognates; each is a scan of every name in the corpus (of its stems of about the word's length), so this bounds a question's work (the most any question in the four question files needs is 11).")
     plural_k: int = _s(8, "Papers retrieved for a question about several papers ('which papers...'): multi-paper recall@5 is 0.8, @10 0.9.")
     sentence_cache_size: int = _s(20000, "Sentence vectors kept in memory (LRU, ~1.5 KB each) for choosing answer sentences by meaning.")
     sentence_vectors: str = _s("alone", "How the ingest keeps each abstract sentence's vector, so that answers embed only the question: \"alone\" embeds each new sentence on its own (a second, shorter run of MiniLM), \"pooled\" mean-pools the chunk run's token embeddings inside each sentence (no second run; measured to pick sentences a little worse, and it moves the cosines sentence_floor and core_sentence_floor were tuned on), \"off\" keeps none.")

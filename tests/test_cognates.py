@@ -104,3 +104,14 @@ def test_the_search_route_reads_the_question_as_an_answer_does(index):
     response = app.test_client().post("/api/search", json={"question": "¿Hay trabajos sobre cuantización?", "k": 3})
     assert response.status_code == 200
     assert response.get_json()["results"][0]["label"] == "TinyBits"
+
+
+def test_a_question_s_lookups_are_bounded_however_many_words_it_holds(monkeypatch):
+    """Each word matched within the edit budget is a scan of the vocabulary: at most `most_lookups` per question."""
+    bounded = CognateBook(set().union(*(content_terms(text) for text in PAPERS)), stem, 6, 6, 5.0, most_lookups=3)
+    scans = []
+    real = bounded._match
+    monkeypatch.setattr(bounded, "_match", lambda own: scans.append(own) or real(own))
+    words = " ".join(f"palabrota{chr(97 + i)}{chr(97 + j)}cion" for i in range(20) for j in range(10))
+    bounded.gloss(f"¿Qué trabajos {words} sobre cuantización?", "es")
+    assert len(scans) == 3

@@ -171,7 +171,8 @@ class Answerer:
         language = spaced_language(question, s) if s.cognate_min_stem else None
         if language is None:
             return question
-        gloss = self.corpora.cognates(question, language, s.cognate_min_stem, s.cognate_letters_per_edit, s.cognate_common_zipf)
+        gloss = self.corpora.cognates(question, language, s.cognate_min_stem, s.cognate_letters_per_edit, s.cognate_common_zipf,
+                                      s.max_typo_lookups)
         for word, english in gloss.items():
             question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
         return question

@@ -35,14 +35,16 @@ class CognateBook:
     """Cognates of one corpus vocabulary (BM25's stems); built on first use, read-only after."""
 
     def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], min_stem: int, letters_per_edit: int,
-                 common_zipf: float):
+                 common_zipf: float, most_lookups: int = 16):
         """`english_stem`: a word as the vocabulary's stemmer has it; `min_stem`: shorter stems are never matched; `letters_per_edit`: one edit allowed per this many letters of
         the shorter stem (none below it); `common_zipf`: a word its own language uses at least this often is a function
-        or asking word ("sobre", "welche"), never looked up."""
+        or asking word ("sobre", "welche"), never looked up; `most_lookups`: words matched within the edit budget per
+        question, each a scan of the vocabulary's stems of about its length (a question's work stays bounded)."""
         self.stem = english_stem
         self.min_stem = min_stem
         self.letters_per_edit = letters_per_edit
         self.common_zipf = common_zipf
+        self.most_lookups = most_lookups
         self._by_length: dict[int, list[str]] = {}
         for term in vocabulary:
             if term.isalpha() and term.isascii() and len(term) >= min_stem:
@@ -58,12 +60,18 @@ class CognateBook:
         if stemmer is None:
             return {}
         found: dict[str, str] = {}
+        scans = 0
         for word in dict.fromkeys(_WORD.findall(question)):
             if len(word) < self.min_stem or zipf_frequency(word.lower(), language, wordlist="small") >= self.common_zipf:
                 continue
             if self.stem(word) in self._vocabulary:
                 continue  # the corpus's word already ("agents", "mobile")
-            term = self._match(plain(stemmer.stemWord(word.lower())))
+            own = plain(stemmer.stemWord(word.lower()))
+            if own not in self._vocabulary:
+                if scans >= self.most_lookups:
+                    continue
+                scans += 1
+            term = self._match(own)
             english = self._surface(term) if term is not None else ""
             if english and zipf_frequency(english, "en") < self.common_zipf:  # "control", "model" say little of a topic
                 found[word] = english

@@ -267,11 +267,13 @@ class Corpora:
         found = [form for index in list(self._indexes.values()) for form in index.lexical.expanded(question, share)]
         return list(dict.fromkeys(found))
 
-    def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float) -> dict[str, str]:
+    def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float,
+                 most_lookups: int = 16) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of a corpus loaded, each with its English word."""
         found: dict[str, str] = {}
         for index in list(self._indexes.values()):
-            for word, english in index.lexical.cognates(question, language, min_stem, letters_per_edit, common_zipf).items():
+            for word, english in index.lexical.cognates(question, language, min_stem, letters_per_edit, common_zipf,
+                                                        most_lookups).items():
                 found.setdefault(word, english)
         return found
 
