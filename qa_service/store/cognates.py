@@ -51,7 +51,7 @@ class CognateBook:
                 self._by_length.setdefault(len(term), []).append(term)
         self._vocabulary = frozenset(vocabulary)
         self._stemmers = {language: Stemmer.Stemmer(name) for language, name in STEMMERS.items()}
-        self._english: list[str] | None = None  # English words, sorted, for a stem's commonest word
+        self._english: list[str] | None = None  # English words that may be a term's word, sorted, for its commonest
         self._rank: dict[str, int] = {}
 
     def gloss(self, question: str, language: str) -> dict[str, str]:
@@ -93,9 +93,10 @@ class CognateBook:
 
     def _surface(self, term: str) -> str:
         """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
-        if self._english is None:
-            words = [w for w in iter_wordlist("en") if w.isascii() and w.isalpha()]
-            self._rank = {w: i for i, w in enumerate(words)}
+        if self._english is None:  # only words that begin as some term does: a few MB, not the 40 of all English
+            starts = {t[: self.min_stem] for terms in self._by_length.values() for t in terms}
+            words = [w for w in iter_wordlist("en") if w[: self.min_stem] in starts and w.isascii() and w.isalpha()]
+            self._rank = {w: i for i, w in enumerate(words)}  # wordfreq lists the commonest first
             self._english = sorted(words)
         start = bisect.bisect_left(self._english, term)
         best = None
