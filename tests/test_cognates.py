@@ -115,3 +115,11 @@ def test_a_question_s_lookups_are_bounded_however_many_words_it_holds(monkeypatc
     words = " ".join(f"palabrota{chr(97 + i)}{chr(97 + j)}cion" for i in range(20) for j in range(10))
     bounded.gloss(f"¿Qué trabajos {words} sobre cuantización?", "es")
     assert len(scans) == 3
+
+
+def test_the_edit_budget_is_counted_on_the_shorter_stem():
+    """"differentiel" (12 letters) is two edits from the corpus's "differenti" (10): one edit per six letters of the
+    shorter allows one, so it is no cognate; "diferenti" (9) is one edit away, and is."""
+    small = CognateBook({"differenti"}, stem, 6, 6, 5.0)
+    assert small._match("differentiel") is None
+    assert small._match("diferenti") == "differenti"

@@ -83,13 +83,16 @@ class CognateBook:
             return None
         if stem in self._vocabulary:
             return stem
-        edits = len(stem) // self.letters_per_edit
-        if not edits:
-            return None
-        candidates = [t for n in range(len(stem) - edits, len(stem) + edits + 1) for t in self._by_length.get(n, [])
-                      if min(n, len(stem)) // self.letters_per_edit >= 1]
-        match = process.extractOne(stem, candidates, scorer=Levenshtein.distance, score_cutoff=edits)
-        return str(match[0]) if match is not None else None
+        most = len(stem) // self.letters_per_edit
+        best: tuple[int, str] | None = None
+        for n in range(len(stem) - most, len(stem) + most + 1):
+            edits = min(n, len(stem)) // self.letters_per_edit  # per letter of the shorter of the two
+            if not edits or n not in self._by_length:
+                continue
+            match = process.extractOne(stem, self._by_length[n], scorer=Levenshtein.distance, score_cutoff=edits)
+            if match is not None and (best is None or (match[1], str(match[0])) < best):
+                best = (int(match[1]), str(match[0]))
+        return best[1] if best is not None else None
 
     def _surface(self, term: str) -> str:
         """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
