@@ -120,6 +120,15 @@ def test_a_question_s_lookups_are_bounded_however_many_words_it_holds(monkeypatc
 def test_the_edit_budget_is_counted_on_the_shorter_stem():
     """"differentiel" (12 letters) is two edits from the corpus's "differenti" (10): one edit per six letters of the
     shorter allows one, so it is no cognate; "diferenti" (9) is one edit away, and is."""
-    small = CognateBook({"differenti"}, stem, 6, 6, 5.0)
+    small = CognateBook({"differenti"}, stem, 6, 6, 5.0, suffix_letters=0)
     assert small._match("differentiel") is None
     assert small._match("diferenti") == "differenti"
+
+
+def test_a_cognate_may_carry_a_derivational_suffix_of_its_own():
+    """German "Kalibrierung" stems to kalibrier: calibr (one edit) and the suffix -ier; a longer tail is another word."""
+    small = CognateBook({"calibr"}, stem, 6, 6, 5.0, suffix_letters=4)
+    assert small._match("kalibrier") == "calibr"
+    assert small._match("kalibrierungs") is None
+    assert CognateBook({"calibr"}, stem, 6, 6, 5.0, suffix_letters=0)._match("kalibrier") is None
+    assert small.gloss("Welche Arbeiten nutzen Kalibrierung?", "de") == {"Kalibrierung": "calibration"}

@@ -172,7 +172,7 @@ class Answerer:
         if language is None:
             return question
         gloss = self.corpora.cognates(question, language, s.cognate_min_stem, s.cognate_letters_per_edit, s.cognate_common_zipf,
-                                      s.max_typo_lookups)
+                                      s.max_typo_lookups, s.cognate_suffix_letters)
         for word, english in gloss.items():
             question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
         return question

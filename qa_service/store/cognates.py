@@ -4,7 +4,8 @@ The abstracts are English and MiniLM reads English: "¿Qué trabajos proponen m�
 word with an abstract on interpretability, so retrieval, the relevance judgement and the choice of sentences see nothing
 of its topic. Scientific vocabulary is mostly shared across these languages: stemmed in its own language
 ("interpretabilidad" -> interpret, "cuantización" -> cuantiz) a word is the corpus's English stem, or one edit from it per
-`cognate_letters_per_edit` letters (quantiz). The match is against the corpus's own vocabulary, so a gloss only ever
+`cognate_letters_per_edit` letters (quantiz), or is one with a derivational suffix of its own of at most
+`cognate_suffix_letters` letters ("Kalibrierung" -> kalibrier, calibr and -ier). The match is against the corpus's own vocabulary, so a gloss only ever
 names a term some abstract uses; each is given as the commonest English word of that stem (wordfreq, installed), which
 is what an embedder reads. No dictionary: a word with no cognate ("Beobachtbarkeit", "navegador") adds nothing.
 """
@@ -35,16 +36,19 @@ class CognateBook:
     """Cognates of one corpus vocabulary (BM25's stems); built on first use, read-only after."""
 
     def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], min_stem: int, letters_per_edit: int,
-                 common_zipf: float, most_lookups: int = 16):
+                 common_zipf: float, most_lookups: int = 16, suffix_letters: int = 4):
         """`english_stem`: a word as the vocabulary's stemmer has it; `min_stem`: shorter stems are never matched; `letters_per_edit`: one edit allowed per this many letters of
         the shorter stem (none below it); `common_zipf`: a word its own language uses at least this often is a function
         or asking word ("sobre", "welche"), never looked up; `most_lookups`: words matched within the edit budget per
-        question, each a scan of the vocabulary's stems of about its length (a question's work stays bounded)."""
+        question, each a scan of the vocabulary's stems of about its length (a question's work stays bounded);
+        `suffix_letters`: a stem with no cognate of its length may be one with a derivational suffix of its own of at
+        most this many letters ("kalibrier" is calibr and -ier), its start matched as a whole stem is."""
         self.stem = english_stem
         self.min_stem = min_stem
         self.letters_per_edit = letters_per_edit
         self.common_zipf = common_zipf
         self.most_lookups = most_lookups
+        self.suffix_letters = suffix_letters
         self._by_length: dict[int, list[str]] = {}
         for term in vocabulary:
             if term.isalpha() and term.isascii() and len(term) >= min_stem:
@@ -78,7 +82,8 @@ class CognateBook:
         return found
 
     def _match(self, stem: str) -> str | None:
-        """The vocabulary's stem this one is, or is within the edit budget of (the nearest; None when none is)."""
+        """The vocabulary's stem this one is, or is within the edit budget of (the nearest), else the one its start is
+        before a suffix of its own; None when none is."""
         if len(stem) < self.min_stem:
             return None
         if stem in self._vocabulary:
@@ -92,6 +97,14 @@ class CognateBook:
             match = process.extractOne(stem, self._by_length[n], scorer=Levenshtein.distance, score_cutoff=edits)
             if match is not None and (best is None or (match[1], str(match[0])) < best):
                 best = (int(match[1]), str(match[0]))
+        if best is None:  # a derivational suffix of its own: kalibrier -> calibr, observabil -> observ
+            for n in range(max(self.min_stem, len(stem) - self.suffix_letters), len(stem)):
+                if n not in self._by_length:
+                    continue
+                edits = n // self.letters_per_edit
+                match = process.extractOne(stem[:n], self._by_length[n], scorer=Levenshtein.distance, score_cutoff=edits)
+                if match is not None and (best is None or (match[1], str(match[0])) < best):
+                    best = (int(match[1]), str(match[0]))
         return best[1] if best is not None else None
 
     def _surface(self, term: str) -> str:

@@ -268,12 +268,12 @@ class Corpora:
         return list(dict.fromkeys(found))
 
     def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float,
-                 most_lookups: int = 16) -> dict[str, str]:
+                 most_lookups: int = 16, suffix_letters: int = 4) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of a corpus loaded, each with its English word."""
         found: dict[str, str] = {}
         for index in list(self._indexes.values()):
             for word, english in index.lexical.cognates(question, language, min_stem, letters_per_edit, common_zipf,
-                                                        most_lookups).items():
+                                                        most_lookups, suffix_letters).items():
                 found.setdefault(word, english)
         return found
 

@@ -81,7 +81,7 @@ class LexicalIndex:
         self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
         self._chunk_array: np.ndarray | None = None
         self._vocab_terms: dict[str, list[str]] | None = None  # the vocabulary by first letter, for spelling look-ups
-        self._cognates: dict[tuple[int, int, float, int], CognateBook] = {}  # by its settings, built on the first foreign question
+        self._cognates: dict[tuple[int, int, float, int, int], CognateBook] = {}  # by its settings, built on the first foreign question
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -139,12 +139,12 @@ class LexicalIndex:
         return groups.get(letter, [])
 
     def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float,
-                 most_lookups: int = 16) -> dict[str, str]:
+                 most_lookups: int = 16, suffix_letters: int = 4) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of this corpus, each with its English word."""
-        key = (min_stem, letters_per_edit, common_zipf, most_lookups)
+        key = (min_stem, letters_per_edit, common_zipf, most_lookups, suffix_letters)
         book = self._cognates.get(key)
         if book is None:  # built whole, then published
-            book = CognateBook(self._vocab, stem, min_stem, letters_per_edit, common_zipf, most_lookups)
+            book = CognateBook(self._vocab, stem, min_stem, letters_per_edit, common_zipf, most_lookups, suffix_letters)
             self._cognates[key] = book
         return book.gloss(question, language)
 
