@@ -85,6 +85,8 @@ def test_a_capitalised_word_no_abstract_uses_where_the_paper_asked_about_stands_
 def test_a_capitalised_word_an_abstract_uses_or_a_thing_asked_of_a_paper_is_not_refused_so(answerer):
     assert answerer.ask("How does Mathlete handle GSM8K problems?").refusal_reason is None  # the corpus's own word
     assert answerer.ask("Which paper checks arithmetic steps like Hydra does?").refusal_reason is not RefusalReason.NOT_IN_CORPUS
+    # a place stands where no paper does: off-topic, not a paper the corpus lacks
+    assert answerer.ask("What is the capital of France?").refusal_reason is RefusalReason.OFF_TOPIC
 
 
 def test_a_paper_called_only_as_what_an_unknown_one_is_compared_with_is_not_the_paper_asked_about(answerer):

@@ -119,12 +119,13 @@ class AnswerabilityJudge:
         return shaped + [n for n in self._proper_unknown(asking) if n not in shaped]
 
     def _proper_unknown(self, asking: str) -> list[str]:
-        """A capitalised word past a sentence's first that no abstract uses, where the question puts the paper it asks
-        about ("What does the Medusa paper propose?", "How do Medusa's heads draft?"): a proper name, however common the
-        word (a thing named after "in", "for", "like" is not what is asked about)."""
+        """A capitalised word past a sentence's first that no abstract uses, where only a paper or a method stands: the
+        subject of the question's verb ("What does Medusa propose?") or before "paper", "method" ("What does the Medusa
+        paper propose?"): a proper name, however common the word. A place or a thing of the world stands elsewhere too
+        ("the capital of France" is no paper), so it is refused as off-topic, as before."""
         unseen = self.idf(UNSEEN)
         return [w for w in sorted(_proper_words(asking, spaced_language(asking, self.settings)))
-                if not is_venue(w) and _asked_about(w, asking) and all(self.idf(t) >= unseen for t in content_terms(w))]
+                if not is_venue(w) and _called_a_paper(w, asking) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
@@ -439,6 +440,18 @@ def _asked_about(name: str, asking: str) -> bool:
 
 # what a thing is compared with: "... compared to Go-Browse", "better than CAST", "X vs Y"
 _COMPARED = re.compile(r"\b(?:than|vs|versus|compared\s+(?:to|with)|relative\s+to|against)\W+(?:the\W+)?$", re.I)
+# where a question puts the paper or method it asks about by a proper name: the subject of its verb, or before "paper"
+_VERB_BEFORE = re.compile(r"\b(?:does|did|do|is|was|are|were|has|have)\W+(?:the\W+)?$", re.I)
+_PAPER_AFTER = re.compile(r"^\W*(?:paper|method|model|approach|framework|system|technique|algorithm|architecture)s?\b", re.I)
+
+
+def _called_a_paper(name: str, asking: str) -> bool:
+    """Is the proper name where only a paper or method stands: the subject of the question's verb, or before "paper"?"""
+    at = asking.find(name)
+    before, after = asking[:at], asking[at + len(name):]
+    return not _THING_BEFORE.search(before) and bool(_VERB_BEFORE.search(before) or _PAPER_AFTER.search(after))
+
+
 _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
