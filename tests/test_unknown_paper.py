@@ -74,6 +74,7 @@ def test_where_a_question_puts_the_paper_it_asks_about(name, question, about):
 @pytest.mark.parametrize("question", [
     "What does the Hydra paper propose for checking arithmetic steps?",
     "How does Hydra verify intermediate steps?",
+    "How do Hydra's verifiers check intermediate steps?",
 ])
 def test_a_capitalised_word_no_abstract_uses_where_the_paper_asked_about_stands_is_a_name(answerer, question):
     """"Hydra" is a word of the language, not name-shaped; written with a capital mid-sentence where a question puts the

@@ -124,8 +124,9 @@ class AnswerabilityJudge:
         paper propose?"): a proper name, however common the word. A place or a thing of the world stands elsewhere too
         ("the capital of France" is no paper), so it is refused as off-topic, as before."""
         unseen = self.idf(UNSEEN)
-        return [w for w in sorted(_proper_words(asking, spaced_language(asking, self.settings)))
-                if not is_venue(w) and _called_a_paper(w, asking) and all(self.idf(t) >= unseen for t in content_terms(w))]
+        bare = _POSSESSIVE.sub("", asking)  # "How do Medusa's heads draft?": Medusa is the subject of "do"
+        return [w for w in sorted(_proper_words(bare, spaced_language(asking, self.settings)))
+                if not is_venue(w) and _called_a_paper(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
@@ -440,6 +441,7 @@ def _asked_about(name: str, asking: str) -> bool:
 
 # what a thing is compared with: "... compared to Go-Browse", "better than CAST", "X vs Y"
 _COMPARED = re.compile(r"\b(?:than|vs|versus|compared\s+(?:to|with)|relative\s+to|against)\W+(?:the\W+)?$", re.I)
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # where a question puts the paper or method it asks about by a proper name: the subject of its verb, or before "paper"
 _VERB_BEFORE = re.compile(r"\b(?:does|did|do|is|was|are|were|has|have)\W+(?:the\W+)?$", re.I)
 _PAPER_AFTER = re.compile(r"^\W*(?:paper|method|model|approach|framework|system|technique|algorithm|architecture)s?\b", re.I)
