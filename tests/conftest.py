@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import os
 import shutil
@@ -19,8 +20,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.serverkit import free_port, wait_until_up
+from qa_service.answering.extractive import ExtractiveModel
+from qa_service.answering.pipeline import Answerer
 from qa_service.config import Settings, load_settings
 from qa_service.corpus.reading import load_corpus
+from qa_service.service import build_answerer
+from qa_service.store.corpora import Corpora
 from qa_service.store.index import Index
 from qa_service.web.app import create_app
 
@@ -136,6 +141,17 @@ def ingested(data_dir: Path, *paths: Path) -> Index:
 def write_seed_file(path: Path, abstracts: list[str]) -> Path:
     path.write_text("ICLR 2026 Papers\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
     return path
+
+
+def offline_answerer(folder: Path, abstracts: list[str]) -> Answerer:
+    """The offline (extractive) answerer over a corpus of a test's own abstracts, written and ingested in `folder`."""
+    return answerer_over(ingested(folder / "data", write_seed_file(folder / "papers.txt", abstracts)))
+
+
+def answerer_over(index: Index, **overrides) -> Answerer:
+    """The offline answerer over an index, its settings changed by `overrides` (a setting turned off, to compare)."""
+    settings = dataclasses.replace(index.settings, **overrides)
+    return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
 
 
 @contextmanager

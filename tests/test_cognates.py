@@ -2,18 +2,14 @@
 of: MiniLM and BM25 read English, and "interpretabilidad" shares no word with an abstract on interpretability. Papers
 written for the test."""
 
-import dataclasses
 
 import pytest
 
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import RefusalReason
-from qa_service.service import build_answerer
-from qa_service.store.cognates import CognateBook, plain
-from qa_service.store.corpora import Corpora
+from qa_service.store.cognates import CognateBook, CognateRules, plain
 from qa_service.store.lexical import content_terms, stem
 from qa_service.web.app import create_app
-from tests.conftest import ingested, write_seed_file
+from tests.conftest import answerer_over, ingested, write_seed_file
 
 PAPERS = [
     "Transformer language models remain opaque. We present CircuitLens, an interpretability method that traces the circuits "
@@ -32,7 +28,7 @@ PAPERS = [
 
 def book(min_stem: int = 6) -> CognateBook:
     vocabulary = set().union(*(content_terms(text) for text in PAPERS))
-    return CognateBook(vocabulary, stem, min_stem=min_stem, letters_per_edit=6, common_zipf=5.0)
+    return CognateBook(vocabulary, stem, CognateRules(min_stem=min_stem))
 
 
 def test_a_word_stemmed_in_its_language_is_the_corpus_english_term():
@@ -74,8 +70,7 @@ def index(tmp_path_factory):
 
 
 def answerer(index, **overrides):
-    settings = dataclasses.replace(index.settings, **overrides)
-    return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
+    return answerer_over(index, **overrides)
 
 
 @pytest.mark.parametrize("question,label", [
@@ -108,7 +103,7 @@ def test_the_search_route_reads_the_question_as_an_answer_does(index):
 
 def test_a_question_s_lookups_are_bounded_however_many_words_it_holds(monkeypatch):
     """Each word matched within the edit budget is a scan of the vocabulary: at most `most_lookups` per question."""
-    bounded = CognateBook(set().union(*(content_terms(text) for text in PAPERS)), stem, 6, 6, 5.0, most_lookups=3)
+    bounded = CognateBook(set().union(*(content_terms(text) for text in PAPERS)), stem, CognateRules(most_lookups=3))
     scans = []
     real = bounded._match
     monkeypatch.setattr(bounded, "_match", lambda own: scans.append(own) or real(own))
@@ -120,15 +115,15 @@ def test_a_question_s_lookups_are_bounded_however_many_words_it_holds(monkeypatc
 def test_the_edit_budget_is_counted_on_the_shorter_stem():
     """"differentiel" (12 letters) is two edits from the corpus's "differenti" (10): one edit per six letters of the
     shorter allows one, so it is no cognate; "diferenti" (9) is one edit away, and is."""
-    small = CognateBook({"differenti"}, stem, 6, 6, 5.0, suffix_letters=0)
+    small = CognateBook({"differenti"}, stem, CognateRules(suffix_letters=0))
     assert small._match("differentiel") is None
     assert small._match("diferenti") == "differenti"
 
 
 def test_a_cognate_may_carry_a_derivational_suffix_of_its_own():
     """German "Kalibrierung" stems to kalibrier: calibr (one edit) and the suffix -ier; a longer tail is another word."""
-    small = CognateBook({"calibr"}, stem, 6, 6, 5.0, suffix_letters=4)
+    small = CognateBook({"calibr"}, stem, CognateRules(suffix_letters=4))
     assert small._match("kalibrier") == "calibr"
     assert small._match("kalibrierungs") is None
-    assert CognateBook({"calibr"}, stem, 6, 6, 5.0, suffix_letters=0)._match("kalibrier") is None
+    assert CognateBook({"calibr"}, stem, CognateRules(suffix_letters=0))._match("kalibrier") is None
     assert small.gloss("Welche Arbeiten nutzen Kalibrierung?", "de") == {"Kalibrierung": "calibration"}

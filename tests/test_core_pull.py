@@ -1,16 +1,12 @@
 """The core-pull test: a word of the question's core that no retrieved paper holds, and that pulls the question away from
 them, makes the question a neighbouring topic; a paraphrase's word pulls it towards them. Papers written for the test."""
 
-import dataclasses
 
 import pytest
 
 from qa_service.answering.evidence import without_words, words_meeting
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import RefusalReason
-from qa_service.service import build_answerer
-from qa_service.store.corpora import Corpora
-from tests.conftest import ingested, write_seed_file
+from tests.conftest import answerer_over, ingested, write_seed_file
 
 PAPERS = [
     "Large language models are expensive to serve because their weights occupy tens of gigabytes. We propose Bitshrink, a "
@@ -38,8 +34,7 @@ def index(tmp_path_factory):
 
 
 def answerer(index, **overrides):
-    settings = dataclasses.replace(index.settings, **overrides)
-    return build_answerer(settings, ExtractiveModel(), Corpora(settings, index))
+    return answerer_over(index, **overrides)
 
 
 @pytest.mark.parametrize("question", [

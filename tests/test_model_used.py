@@ -4,12 +4,9 @@ written for the test."""
 
 import pytest
 
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.questions import DETAIL_KINDS
 from qa_service.records import RefusalReason
-from qa_service.service import build_answerer
-from qa_service.store.corpora import Corpora
-from tests.conftest import ingested, write_seed_file
+from tests.conftest import offline_answerer
 
 PAPERS = [
     "Web agents lack diverse training data. We propose Trailblazer, which explores shopping sites to collect trajectories. "
@@ -24,9 +21,7 @@ MODEL_USED = next(kind for kind in DETAIL_KINDS if kind.name == "model used")
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("model-used")
-    index = ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
-    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+    return offline_answerer(tmp_path_factory.mktemp("model-used"), PAPERS)
 
 
 def test_a_size_alone_names_no_model_and_is_given_with_the_absence_said(answerer):

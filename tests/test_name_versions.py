@@ -4,11 +4,8 @@ for the test."""
 
 import pytest
 
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import RefusalReason
-from qa_service.service import build_answerer
-from qa_service.store.corpora import Corpora
-from tests.conftest import ingested, write_seed_file
+from tests.conftest import offline_answerer
 
 PAPERS = [
     "Speculative decoding drafts tokens with a small model. Recent trees such as SpecTree-2 and SpecTree-3 ignore batch size. "
@@ -23,9 +20,7 @@ PAPERS = [
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("versions")
-    index = ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
-    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+    return offline_answerer(tmp_path_factory.mktemp("versions"), PAPERS)
 
 
 @pytest.mark.parametrize("question", [

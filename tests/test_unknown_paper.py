@@ -5,11 +5,8 @@ Papers written for the test."""
 import pytest
 
 from qa_service.answering.answerability import _asked_about
-from qa_service.answering.extractive import ExtractiveModel
 from qa_service.records import RefusalReason
-from qa_service.service import build_answerer
-from qa_service.store.corpora import Corpora
-from tests.conftest import ingested, write_seed_file
+from tests.conftest import offline_answerer
 
 PAPERS = [
     "Language models make arithmetic slips in long word problems. We propose Mathlete, which checks every intermediate step "
@@ -23,9 +20,7 @@ PAPERS = [
 
 @pytest.fixture(scope="module")
 def answerer(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("unknown-paper")
-    index = ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
-    return build_answerer(index.settings, ExtractiveModel(), Corpora(index.settings, index))
+    return offline_answerer(tmp_path_factory.mktemp("unknown-paper"), PAPERS)
 
 
 @pytest.mark.parametrize("question,name", [

@@ -19,6 +19,7 @@ from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .evidence import spaced_language
 from ..config import Settings
+from ..store.cognates import CognateRules
 from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
 from ..errors import ModelError
@@ -128,6 +129,8 @@ class Answerer:
         self.judge = judge
         self.checker = checker
         self._count = token_counter(settings.tokenizer_encoding)
+        self._cognate_rules = CognateRules(settings.cognate_min_stem, settings.cognate_letters_per_edit, settings.cognate_common_zipf,
+                                           settings.max_typo_lookups, settings.cognate_suffix_letters)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
                 scope: Scope | None = None) -> Prepared:
@@ -167,12 +170,10 @@ class Answerer:
         """A question in Spanish, Portuguese, French or German with, after each of its words that is a cognate of a term of
         the corpus, that term's English word ("métodos de interpretabilidad (interpretation)"): what retrieval, the judge
         and the offline model read, so that MiniLM and BM25, which read English, see its topic. Others are read as asked."""
-        s = self.settings
-        language = spaced_language(question, s) if s.cognate_min_stem else None
+        language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
         if language is None:
             return question
-        gloss = self.corpora.cognates(question, language, s.cognate_min_stem, s.cognate_letters_per_edit, s.cognate_common_zipf,
-                                      s.max_typo_lookups, s.cognate_suffix_letters)
+        gloss = self.corpora.cognates(question, language, self._cognate_rules)
         for word, english in gloss.items():
             question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
         return question

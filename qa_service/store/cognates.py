@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Callable, Collection
 
 import Stemmer
@@ -32,26 +33,32 @@ def plain(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+@dataclass(frozen=True)
+class CognateRules:
+    """How cognates are found (the `cognate_*` settings): `min_stem`, shorter stems are never matched; `letters_per_edit`,
+    one edit allowed per this many letters of the shorter stem (none below it); `common_zipf`, a word its own language or
+    English uses at least this often is a function or asking word ("sobre", "welche"; "control"), never glossed;
+    `most_lookups`, words matched within the edit budget per question, each a scan of the vocabulary's stems of about its
+    length (a question's work stays bounded); `suffix_letters`, a stem with no cognate of its length may be one with a
+    derivational suffix of its own of at most this many letters ("kalibrier" is calibr and -ier)."""
+
+    min_stem: int = 6
+    letters_per_edit: int = 6
+    common_zipf: float = 5.0
+    most_lookups: int = 16
+    suffix_letters: int = 4
+
+
 class CognateBook:
     """Cognates of one corpus vocabulary (BM25's stems); built on first use, read-only after."""
 
-    def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], min_stem: int, letters_per_edit: int,
-                 common_zipf: float, most_lookups: int = 16, suffix_letters: int = 4):
-        """`english_stem`: a word as the vocabulary's stemmer has it; `min_stem`: shorter stems are never matched; `letters_per_edit`: one edit allowed per this many letters of
-        the shorter stem (none below it); `common_zipf`: a word its own language uses at least this often is a function
-        or asking word ("sobre", "welche"), never looked up; `most_lookups`: words matched within the edit budget per
-        question, each a scan of the vocabulary's stems of about its length (a question's work stays bounded);
-        `suffix_letters`: a stem with no cognate of its length may be one with a derivational suffix of its own of at
-        most this many letters ("kalibrier" is calibr and -ier), its start matched as a whole stem is."""
+    def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], rules: CognateRules | None = None):
+        """`english_stem`: a word as the vocabulary's stemmer has it."""
         self.stem = english_stem
-        self.min_stem = min_stem
-        self.letters_per_edit = letters_per_edit
-        self.common_zipf = common_zipf
-        self.most_lookups = most_lookups
-        self.suffix_letters = suffix_letters
+        self.rules = rules = rules or CognateRules()
         self._by_length: dict[int, list[str]] = {}
         for term in vocabulary:
-            if term.isalpha() and term.isascii() and len(term) >= min_stem:
+            if term.isalpha() and term.isascii() and len(term) >= rules.min_stem:
                 self._by_length.setdefault(len(term), []).append(term)
         self._vocabulary = frozenset(vocabulary)
         self._stemmers = {language: Stemmer.Stemmer(name) for language, name in STEMMERS.items()}
@@ -66,42 +73,42 @@ class CognateBook:
         found: dict[str, str] = {}
         scans = 0
         for word in dict.fromkeys(_WORD.findall(question)):
-            if len(word) < self.min_stem or zipf_frequency(word.lower(), language, wordlist="small") >= self.common_zipf:
+            if len(word) < self.rules.min_stem or zipf_frequency(word.lower(), language, wordlist="small") >= self.rules.common_zipf:
                 continue
             if self.stem(word) in self._vocabulary:
                 continue  # the corpus's word already ("agents", "mobile")
             own = plain(stemmer.stemWord(word.lower()))
             if own not in self._vocabulary:
-                if scans >= self.most_lookups:
+                if scans >= self.rules.most_lookups:
                     continue
                 scans += 1
             term = self._match(own)
             english = self._surface(term) if term is not None else ""
-            if english and zipf_frequency(english, "en") < self.common_zipf:  # "control", "model" say little of a topic
+            if english and zipf_frequency(english, "en") < self.rules.common_zipf:  # "control", "model" say little of a topic
                 found[word] = english
         return found
 
     def _match(self, stem: str) -> str | None:
         """The vocabulary's stem this one is, or is within the edit budget of (the nearest), else the one its start is
         before a suffix of its own; None when none is."""
-        if len(stem) < self.min_stem:
+        if len(stem) < self.rules.min_stem:
             return None
         if stem in self._vocabulary:
             return stem
-        most = len(stem) // self.letters_per_edit
+        most = len(stem) // self.rules.letters_per_edit
         best: tuple[int, str] | None = None
         for n in range(len(stem) - most, len(stem) + most + 1):
-            edits = min(n, len(stem)) // self.letters_per_edit  # per letter of the shorter of the two
+            edits = min(n, len(stem)) // self.rules.letters_per_edit  # per letter of the shorter of the two
             if not edits or n not in self._by_length:
                 continue
             match = process.extractOne(stem, self._by_length[n], scorer=Levenshtein.distance, score_cutoff=edits)
             if match is not None and (best is None or (match[1], str(match[0])) < best):
                 best = (int(match[1]), str(match[0]))
         if best is None:  # a derivational suffix of its own: kalibrier -> calibr, observabil -> observ
-            for n in range(max(self.min_stem, len(stem) - self.suffix_letters), len(stem)):
+            for n in range(max(self.rules.min_stem, len(stem) - self.rules.suffix_letters), len(stem)):
                 if n not in self._by_length:
                     continue
-                edits = n // self.letters_per_edit
+                edits = n // self.rules.letters_per_edit
                 match = process.extractOne(stem[:n], self._by_length[n], scorer=Levenshtein.distance, score_cutoff=edits)
                 if match is not None and (best is None or (match[1], str(match[0])) < best):
                     best = (int(match[1]), str(match[0]))
@@ -110,8 +117,8 @@ class CognateBook:
     def _surface(self, term: str) -> str:
         """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
         if self._english is None:  # only words that begin as some term does: a few MB, not the 40 of all English
-            starts = {t[: self.min_stem] for terms in self._by_length.values() for t in terms}
-            words = [w for w in iter_wordlist("en") if w[: self.min_stem] in starts and w.isascii() and w.isalpha()]
+            starts = {t[: self.rules.min_stem] for terms in self._by_length.values() for t in terms}
+            words = [w for w in iter_wordlist("en") if w[: self.rules.min_stem] in starts and w.isascii() and w.isalpha()]
             self._rank = {w: i for i, w in enumerate(words)}  # wordfreq lists the commonest first
             self._english = sorted(words)
         start = bisect.bisect_left(self._english, term)

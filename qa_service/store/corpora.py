@@ -25,6 +25,7 @@ from ..config import Settings
 from ..errors import CorpusError, NotFound
 from ..records import Paper
 from .chroma import Connection
+from .cognates import CognateRules
 from .filters import NO_FILTER, MetadataFilter, author_key, normalize
 from .index import Index, Notify
 from .lexical import LexicalIndex
@@ -267,13 +268,11 @@ class Corpora:
         found = [form for index in list(self._indexes.values()) for form in index.lexical.expanded(question, share)]
         return list(dict.fromkeys(found))
 
-    def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float,
-                 most_lookups: int = 16, suffix_letters: int = 4) -> dict[str, str]:
+    def cognates(self, question: str, language: str, rules: CognateRules) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of a corpus loaded, each with its English word."""
         found: dict[str, str] = {}
         for index in list(self._indexes.values()):
-            for word, english in index.lexical.cognates(question, language, min_stem, letters_per_edit, common_zipf,
-                                                        most_lookups, suffix_letters).items():
+            for word, english in index.lexical.cognates(question, language, rules).items():
                 found.setdefault(word, english)
         return found
 

@@ -25,7 +25,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from ..checksums import file_sha256
 from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
-from .cognates import CognateBook
+from .cognates import CognateBook, CognateRules
 from .spelling import Respelling, respelt_terms
 
 META = "qa_meta.json"
@@ -81,7 +81,7 @@ class LexicalIndex:
         self._chunk_paper = np.array([self._paper_index[paper_of(cid)] for cid in chunk_ids], dtype=np.int64)
         self._chunk_array: np.ndarray | None = None
         self._vocab_terms: dict[str, list[str]] | None = None  # the vocabulary by first letter, for spelling look-ups
-        self._cognates: dict[tuple[int, int, float, int, int], CognateBook] = {}  # by its settings, built on the first foreign question
+        self._cognates: dict[CognateRules, CognateBook] = {}  # by its settings, built on the first foreign question
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -138,14 +138,12 @@ class LexicalIndex:
             self._vocab_terms = groups
         return groups.get(letter, [])
 
-    def cognates(self, question: str, language: str, min_stem: int, letters_per_edit: int, common_zipf: float,
-                 most_lookups: int = 16, suffix_letters: int = 4) -> dict[str, str]:
+    def cognates(self, question: str, language: str, rules: CognateRules) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of this corpus, each with its English word."""
-        key = (min_stem, letters_per_edit, common_zipf, most_lookups, suffix_letters)
-        book = self._cognates.get(key)
+        book = self._cognates.get(rules)
         if book is None:  # built whole, then published
-            book = CognateBook(self._vocab, stem, min_stem, letters_per_edit, common_zipf, most_lookups, suffix_letters)
-            self._cognates[key] = book
+            book = CognateBook(self._vocab, stem, rules)
+            self._cognates[rules] = book
         return book.gloss(question, language)
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
