@@ -67,6 +67,8 @@ class AnswerabilityJudge:
         self._terms = lru_cache(maxsize=settings.roles_cache_size)(content_terms)  # the same abstracts come back
         # a question's language is asked up to three times per question
         self._foreign = lru_cache(maxsize=settings.query_cache_size)(lambda asking: in_other_language(asking, settings))
+        # ... and which spaced one it is, twice (the proper names it writes, the things it names)
+        self._language = lru_cache(maxsize=settings.query_cache_size)(lambda asking: spaced_language(asking, settings))
 
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
@@ -74,25 +76,30 @@ class AnswerabilityJudge:
         off = self._off_core(question, asking, found.hits, named) if named and is_plural(question) and not self._foreign(asking) else None
         if off is not None:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
-        compared = self._subject_unknown(named, asking, found) if named and not is_plural(question) and not found.authors else []
+        called = self._by_label(named, asking, found) if named else []  # the papers it calls by their own names
+        unknown = self._unknown(asking, found)
+        one = named and not is_plural(question) and not found.authors
+        compared = self._compared_only(called, asking, found, unknown) if one and called else []
         if compared:  # "What does ReflexionGym report compared to Go-Browse?": Go-Browse is what the paper asked about is compared with
             return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(compared))
-        if named and not is_plural(question) and not found.authors and not self._by_label(named, asking, found):
+        if one and not called:
             # no paper is called by its name or its authors', only things they mention: "What does the FlashAttention-3 paper
             # report about H100 utilization?" asks of a paper no abstract names (a name after "on", "for", "against" is a thing
             # asked of it)
-            subject = [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
+            subject = [n for n in unknown if _asked_about(n, asking)]
             if subject:
                 return Verdict.no(RefusalReason.NOT_IN_CORPUS, ", ".join(subject))
             off = None if self._foreign(asking) else self._off_core(question, asking, found.hits, named)
             if off is not None:  # "sleep staging from single-channel EEG": EEG is named, sleep staging nowhere
                 return Verdict.no(RefusalReason.OFF_TOPIC, off)
         if named:
-            return self._about(asking, self._named_papers(asking, named, found), found, named=True)
+            # a one-paper question that calls papers by their labels is about those; the other names it matched (a benchmark
+            # another abstract mentions) are things asked about them, not papers
+            papers = named if is_plural(asking) else called or named
+            return self._about(asking, papers, found, unknown, named=True)
         relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
                     or (self._holding(asking, found.hits) if is_plural(question) else []) or _quoting(asking, found.hits))
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
-        unknown = self._unknown(asking, found)
         subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
         cored = [n for n in subject if content_terms(n) & self._core(asking)]  # "benchmarks for text-to-SQL": its core
         if unknown and (subject or not sure) and not (is_plural(question) and relevant and not cored):
@@ -106,7 +113,7 @@ class AnswerabilityJudge:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)
         topic = held is not None  # a search-box query naming no paper: whoever types one wants the papers on that topic
         if not is_plural(question) and not topic:
-            return self._about(asking, relevant[:1], found, named=False)
+            return self._about(asking, relevant[:1], found, unknown, named=False)
         # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
         # those whose title or keywords carry the question's core are always among them
         return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)], several=topic)
@@ -125,7 +132,7 @@ class AnswerabilityJudge:
         ("the capital of France" is no paper), so it is refused as off-topic, as before."""
         unseen = self.idf(UNSEEN)
         bare = _POSSESSIVE.sub("", asking)  # "How do Medusa's heads draft?": Medusa is the subject of "do"
-        return [w for w in sorted(_proper_words(bare, spaced_language(asking, self.settings)))
+        return [w for w in sorted(_proper_words(bare, self._language(asking)))
                 if not is_venue(w) and _called_a_paper(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
     def _in_passing(self, name: str, before: str) -> bool:
@@ -133,13 +140,6 @@ class AnswerabilityJudge:
         MARL"): not what the question asks about, so an abstract close to the question still answers it."""
         worldly = _language_zipf(name) >= self.settings.world_name_zipf
         return bool(_EXAMPLE.search(before) or (worldly and _SETTING.search(before)))
-
-    def _named_papers(self, asking: str, named: list[PaperHit], found: Retrieval) -> list[PaperHit]:
-        """A one-paper question that calls papers by their labels is about those; the other names it
-        matched (a benchmark another abstract mentions) are things asked about them, not papers."""
-        if is_plural(asking):
-            return named
-        return self._by_label(named, asking, found) or named
 
     def _by_label(self, named: list[PaperHit], asking: str, found: Retrieval) -> list[PaperHit]:
         """The papers the question calls by their own names, typed wrong too ("AEtn" for AEnt, never a word of the language:
@@ -149,25 +149,22 @@ class AnswerabilityJudge:
         words = {name_key(w) for w in _NAME_WORD.findall(asking) if zipf_frequency(w.lower(), "en") < self.settings.respell_zipf}
         return [h for h in named if own_keys(h.label) & labels or any(self._misspelt(w, own_keys(h.label)) for w in words)]
 
-    def _subject_unknown(self, named: list[PaperHit], asking: str, found: Retrieval) -> list[str]:
-        """Unknown names where the question puts the paper it asks about, when every paper it calls by name is only what
-        that paper is compared with ("... compared to Go-Browse", "... than CAST"): the paper asked about is not in the
-        corpus. Empty otherwise ("Did GPT-5 come out on top in NewtonBench?" asks of NewtonBench)."""
-        called = self._by_label(named, asking, found)
-        if not called:
-            return []
+    def _compared_only(self, called: list[PaperHit], asking: str, found: Retrieval, unknown: list[str]) -> list[str]:
+        """The unknown names where the question puts the paper it asks about, when every paper it calls by name (`called`)
+        is only what that paper is compared with ("... compared to Go-Browse", "... than CAST"): the paper asked about is
+        not in the corpus. Empty otherwise ("Did GPT-5 come out on top in NewtonBench?" asks of NewtonBench)."""
         own = set().union(*(own_keys(h.label) for h in called))
         typed = [m.typed for m in found.names if own & {name_key(m.typed), name_key(m.name)} and m.typed in asking]
         if not typed or not all(_COMPARED.search(asking[: asking.find(t)]) for t in typed):
             return []
-        return [n for n in self._unknown(asking, found) if _asked_about(n, asking)]
+        return [n for n in unknown if _asked_about(n, asking)]
 
-    def _things(self, asking: str, papers: list[PaperHit], found: Retrieval) -> list[str]:
+    def _things(self, asking: str, papers: list[PaperHit], found: Retrieval, unknown: list[str]) -> list[str]:
         """The benchmarks, datasets, models and hardware the question names, other than the papers themselves: not a
         Title-Case compound of the language ("Inferenz-Framework"), nor a misspelling of the paper's own name ("DIVR")."""
         own = set().union(*(own_keys(h.label) for h in papers))
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
-        things += [t for t in self._unknown(asking, found) if _CODED.search(t)]
+        things += [t for t in unknown if _CODED.search(t)]
         things += self._shaped(asking, own, found)
         things += self._options(asking, papers)
         # "How did LLaVA-style models score on MMEVOKE?": models like LLaVA; an abstract that never names LLaVA has no
@@ -217,7 +214,7 @@ class AnswerabilityJudge:
         (SYSTEM) or are Title-Case compounds of the language ("Inferenz-Framework")."""
         known = own | {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         shaped = []
-        proper = _proper_words(asking, spaced_language(asking, self.settings))
+        proper = _proper_words(asking, self._language(asking))
         for written in sorted(named_things(asking) | proper):
             word = next(iter(joined_name(written)), written)  # "WSD-Ansatz" names WSD
             parts = [name_key(part) for part in HYPHEN.split(word)]
@@ -347,8 +344,9 @@ class AnswerabilityJudge:
         gap = self.settings.core_term_gap
         return all(any(to_question[t] - to_paper[t][i] > gap for t in missing) for i, missing in enumerate(lacking))
 
-    def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, named: bool) -> Verdict:
-        """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?"""
+    def _about(self, asking: str, papers: list[PaperHit], found: Retrieval, unknown: list[str], named: bool) -> Verdict:
+        """The question (its asking part) is about these papers: does any of their abstracts state the kind of detail asked?
+        `unknown`: the names in it no abstract mentions (`_unknown`)."""
         ids = [h.paper_id for h in papers]
         partly = []
         for kind in asked_details(asking):
@@ -369,7 +367,7 @@ class AnswerabilityJudge:
                 return Verdict.yes(ids, every, (), ["the figure asked for"])  # the other question is answered, the absence said
             return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
         # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
-        absent = [t for t in self._things(asking, papers, found) + figures_in(asking)
+        absent = [t for t in self._things(asking, papers, found, unknown) + figures_in(asking)
                   if not any(self._mentions(h, t) for h in papers)] if named else []
         absent += self._setting(asking, papers) if not absent else []
         if absent and answer_kind(asking) is AnswerKind.COMPARISON:
@@ -430,7 +428,8 @@ _THING_BEFORE = re.compile(r"\b(?:like|such as|e\.g\.?|including|than|in|on|for|
                            r"|compared (?:to|with))\W+(?:\S+\W+){0,2}$|\b(?:what|which)\W+$", re.I)
 # ... and a name here is the paper asked about: opening the question, after "does", "of", "about" ("What does the Foo paper
 # report", "Foo results on GSM8K")
-_SUBJECT_BEFORE = re.compile(r"(?:^|\b(?:does|did|do|is|was|are|were|has|have|of|about)\W+)(?:the\W+)?$", re.I)
+_VERBS = r"does|did|do|is|was|are|were|has|have"  # the verbs a question puts its subject after
+_SUBJECT_BEFORE = re.compile(rf"(?:^|\b(?:{_VERBS}|of|about)\W+)(?:the\W+)?$", re.I)
 
 
 def _asked_about(name: str, asking: str) -> bool:
@@ -443,7 +442,7 @@ def _asked_about(name: str, asking: str) -> bool:
 _COMPARED = re.compile(r"\b(?:than|vs|versus|compared\s+(?:to|with)|relative\s+to|against)\W+(?:the\W+)?$", re.I)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 # where a question puts the paper or method it asks about by a proper name: the subject of its verb, or before "paper"
-_VERB_BEFORE = re.compile(r"\b(?:does|did|do|is|was|are|were|has|have)\W+(?:the\W+)?$", re.I)
+_VERB_BEFORE = re.compile(rf"\b(?:{_VERBS})\W+(?:the\W+)?$", re.I)
 _PAPER_AFTER = re.compile(r"^\W*(?:paper|method|model|approach|framework|system|technique|algorithm|architecture)s?\b", re.I)
 
 
