@@ -6,7 +6,8 @@ written for the test."""
 import pytest
 
 from qa_service.records import RefusalReason
-from qa_service.store.cognates import CognateBook, CognateRules, plain
+from qa_service.store.cognates import CognateBook, CognateRules
+from qa_service.store.filters import normalize
 from qa_service.store.lexical import content_terms, stem
 from qa_service.web.app import create_app
 from tests.conftest import answerer_over, ingested, write_seed_file
@@ -59,8 +60,9 @@ def test_a_word_the_corpus_writes_already_or_with_no_cognate_adds_nothing():
     assert book().gloss("Quels travaux sur la navigation des robots ?", "fr") == {}  # "navigation" is the corpus's word
 
 
-def test_plain_drops_accents_and_writes_eszett_as_ss():
-    assert (plain("Característica"), plain("Größe")) == ("caracteristica", "grosse")
+def test_a_stem_is_compared_without_accents_and_with_eszett_as_ss():
+    """The cognate look-up folds a stem as filters fold a name: accents off, ß as ss."""
+    assert (normalize("Característica"), normalize("Größe")) == ("caracteristica", "grosse")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Collection
 
@@ -23,14 +22,10 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 from wordfreq import iter_wordlist, zipf_frequency
 
+from .filters import normalize
+
 STEMMERS = {"es": "spanish", "pt": "portuguese", "fr": "french", "de": "german"}
 _WORD = re.compile(r"[^\W\d_]+")
-
-
-def plain(word: str) -> str:
-    """Lower case, accents off, ß as ss: "Característica" -> caracteristica."""
-    decomposed = unicodedata.normalize("NFKD", word.lower().replace("ß", "ss"))
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 @dataclass(frozen=True)
@@ -77,7 +72,7 @@ class CognateBook:
                 continue
             if self.stem(word) in self._vocabulary:
                 continue  # the corpus's word already ("agents", "mobile")
-            own = plain(stemmer.stemWord(word.lower()))
+            own = normalize(stemmer.stemWord(word.lower()))  # accents off, ß as ss: caracteristic
             if own not in self._vocabulary:
                 if scans >= self.rules.most_lookups:
                     continue
