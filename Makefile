@@ -47,6 +47,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh21_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh22_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh23_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh24_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
