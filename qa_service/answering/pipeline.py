@@ -19,6 +19,7 @@ from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
 from .evidence import spaced_language
 from ..config import Settings
+from ..store.chinese import GlossRules, has_han
 from ..store.cognates import CognateRules
 from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
@@ -131,6 +132,7 @@ class Answerer:
         self._count = token_counter(settings.tokenizer_encoding)
         self._cognate_rules = CognateRules(settings.cognate_min_stem, settings.cognate_letters_per_edit, settings.cognate_common_zipf,
                                            settings.max_typo_lookups, settings.cognate_suffix_letters)
+        self._gloss_rules = GlossRules(settings.chinese_min_chars, settings.chinese_senses, settings.chinese_sense_words)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
                 scope: Scope | None = None) -> Prepared:
@@ -169,7 +171,15 @@ class Answerer:
     def bridged(self, question: str) -> str:
         """A question in Spanish, Portuguese, French or German with, after each of its words that is a cognate of a term of
         the corpus, that term's English word ("métodos de interpretabilidad (interpretation)"): what retrieval, the judge
-        and the offline model read, so that MiniLM and BM25, which read English, see its topic. Others are read as asked."""
+        and the offline model read, so that MiniLM and BM25, which read English, see its topic. A question in Chinese
+        characters is followed by its words' English senses ("...过程奖励模型... (process reward model)"), after the question
+        rather than in it: its own words stay whole for the question's reading ("多少" asks for a figure). Others are read
+        as asked."""
+        if self.settings.chinese_min_chars and has_han(question):
+            gloss = self.corpora.chinese(question, self._gloss_rules)
+            if not gloss:
+                return question
+            return f"{question} ({' '.join(gloss.values())})"
         language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
         if language is None:
             return question

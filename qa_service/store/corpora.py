@@ -25,6 +25,7 @@ from ..config import Settings
 from ..errors import CorpusError, NotFound
 from ..records import Paper
 from .chroma import Connection
+from .chinese import GlossRules
 from .cognates import CognateRules
 from .filters import NO_FILTER, MetadataFilter, author_key, normalize
 from .index import Index, Notify
@@ -273,6 +274,14 @@ class Corpora:
         found: dict[str, str] = {}
         for index in list(self._indexes.values()):
             for word, english in index.lexical.cognates(question, language, rules).items():
+                found.setdefault(word, english)
+        return found
+
+    def chinese(self, question: str, rules: GlossRules) -> dict[str, str]:
+        """The question's Chinese words with the English senses of them a corpus loaded uses."""
+        found: dict[str, str] = {}
+        for index in list(self._indexes.values()):
+            for word, english in index.lexical.chinese(question, rules).items():
                 found.setdefault(word, english)
         return found
 

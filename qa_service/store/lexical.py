@@ -25,6 +25,7 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS
 from ..checksums import file_sha256
 from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
+from .chinese import ChineseGlossary, GlossRules
 from .cognates import CognateBook, CognateRules
 from .spelling import Respelling, respelt_terms
 
@@ -82,6 +83,7 @@ class LexicalIndex:
         self._chunk_array: np.ndarray | None = None
         self._vocab_terms: dict[str, list[str]] | None = None  # the vocabulary by first letter, for spelling look-ups
         self._cognates: dict[CognateRules, CognateBook] = {}  # by its settings, built on the first foreign question
+        self._glossaries: dict[GlossRules, ChineseGlossary] = {}  # by its settings, built on the first Chinese question
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -145,6 +147,14 @@ class LexicalIndex:
             book = CognateBook(self._vocab, stem, rules)
             self._cognates[rules] = book
         return book.gloss(question, language)
+
+    def chinese(self, question: str, rules: GlossRules) -> dict[str, str]:
+        """The question's Chinese words (or Japanese kanji compounds) with the English senses of them this corpus uses."""
+        glossary = self._glossaries.get(rules)
+        if glossary is None:  # built whole, then published
+            glossary = ChineseGlossary(self._vocab, stem, rules)
+            self._glossaries[rules] = glossary
+        return glossary.gloss(question)
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
         """Share of the terms' IDF weight each paper contains."""
