@@ -9,6 +9,7 @@ import pytest
 from qa_service.records import RefusalReason
 from qa_service.store.chinese import ChineseGlossary, GlossRules, dictionary_path, has_han
 from qa_service.store.lexical import content_terms, stem
+from qa_service.web.app import create_app
 from tests.conftest import answerer_over, ingested, write_seed_file
 
 PAPERS = [
@@ -93,3 +94,17 @@ def test_the_gloss_follows_the_question_whose_own_words_stay_whole(index):
     bridged = answerer_over(index).bridged("InkTrace 的水印检测需要少多少 token？")
     assert bridged.startswith("InkTrace 的水印检测需要少多少 token？ (") and "watermark" in bridged
     assert answerer_over(index).bridged("Which papers study watermarks?") == "Which papers study watermarks?"
+
+
+def test_a_longest_chinese_question_is_read_in_bounded_time_over_http(index):
+    """2,000 characters (the longest question accepted) of dictionary words, a lone surrogate among them: a JSON answer or
+    refusal, never a traceback; the cut tries at most the dictionary's longest word at each character."""
+    app = create_app(index.settings, index=index)
+    app.config["TESTING"] = True
+    question = ("水印过程奖励模型" * 250)[: index.settings.max_question_chars]
+    response = app.test_client().post("/api/ask", json={"question": question})
+    assert response.status_code == 200 and response.is_json
+    body = response.get_json()
+    assert body["refusal_reason"] in (None, "off_topic", "detail_missing", "not_in_corpus")
+    response = app.test_client().post("/api/ask", data='{"question": "水印\\ud800过程奖励模型？"}', content_type="application/json")
+    assert response.is_json and response.status_code in (200, 400)
