@@ -54,7 +54,7 @@ class ChineseGlossary:
 
     def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], rules: GlossRules | None = None,
                  path: Path | None = None):
-        self.rules = rules = rules or GlossRules()
+        rules = rules or GlossRules()
         self.words: set[str] = set()  # every headword, to cut a question where its readers would
         self.senses: dict[str, str] = {}  # headword -> its sense the corpus's words say
         self.longest = 1
@@ -70,9 +70,10 @@ class ChineseGlossary:
                 self.longest = max(self.longest, len(simplified), len(traditional))
                 if len(simplified) < rules.min_chars:
                     continue
+                terms = _senses(senses, rules.sense_words)
                 for headword in {traditional, simplified}:  # a headword of several entries: the first's senses first
                     have = every.setdefault(headword, [])
-                    have.extend(s for s in _senses(senses, rules.sense_words) if s not in have)
+                    have.extend(s for s in terms if s not in have)
         for word, senses in every.items():
             said = [m for m in senses[: rules.senses] if _said(m, known, english_stem)]
             if said:
