@@ -446,6 +446,7 @@ class Verdict:
     absent: tuple[str, ...] = ()  # things the question names (a benchmark, a model) that the abstracts in `about` do not mention
     missing: tuple[str, ...] = ()  # specifics asked that they speak of and do not give ("the number of routers")
     several: bool = False  # a search-box query naming no paper ("uncertainty quantification LLM QA"): the papers on it, as a list
+    called: bool = False  # the question calls each paper in `about` by its own name ("TRM and K²-Agent"): each is answered
 
     @classmethod
     def yes(cls, about: Sequence[str] = (), every: bool = False, absent: Sequence[str] = (), missing: Sequence[str] = (),
@@ -508,6 +509,7 @@ class ModelRequest:
     instructions: str = ""  # the caller's own (a /v1 system message): about form, under the prompt's rules
     every: bool = False  # cover each paper in `about` (an author's papers), not only the best of them
     several: bool = False  # the question asks for the papers on a topic though its wording names none ("a search-box query")
+    called: bool = False  # the question calls each paper in `about` by its own name: each is answered
 
 
 @dataclass

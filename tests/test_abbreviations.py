@@ -61,3 +61,39 @@ def test_a_sentence_that_writes_only_the_abbreviation_holds_the_long_form_the_qu
     question, sentence = "Which papers use mixture of experts?", ["We find that MoE adapters keep old skills."]
     on, off = IndexCorpus(Corpora(index.settings, index), 16, 0.5), IndexCorpus(Corpora(index.settings, index), 16, 0.0)
     assert _overlap(question, sentence, off) == [0.0] and _overlap(question, sentence, on)[0] > 0.3
+
+
+def test_a_question_spelling_out_a_paper_s_own_short_name_calls_that_paper():
+    """"the Tool-call Reward Model" is TRM, the paper's label: a call by name; "mixture of experts" spells out MoE, which is
+    no paper's own name, so it stays a topic."""
+    from qa_service.config import Settings
+    from qa_service.corpus.names import NameResolver, build_name_book, spelt_out_names
+    defined = {"TRM": ["tool call reward model"], "MoE": ["mixture of experts"]}
+    book = build_name_book({"p:1": {"TRM"}, "p:2": {"MoE"}, "p:3": {"Quux"}}, 3)
+    spelt = spelt_out_names(defined, ["TRM", "Quux", "Sparse routing of experts"], book)
+    assert spelt == {"tool call reward model": "trm"}
+    resolver = NameResolver(book, lambda w: True, Settings(), spelt)
+    matches, unknown = resolver.resolve("How do Quux and the Tool-call Reward Model differ?")
+    assert {(m.name, m.paper_ids) for m in matches} == {("Quux", ("p:3",)), ("TRM", ("p:1",))} and unknown == []
+    assert [m.name for m in resolver.resolve("Which papers use a mixture of experts?")[0]] == []
+    assert [m.name for m in NameResolver(book, lambda w: True, Settings()).resolve("the tool-call reward model paper")[0]] == []
+
+
+def test_two_papers_one_called_by_its_spelt_out_name_are_each_answered(tmp_path):
+    """Asked of Quillon and "the echo tuning loss paper" (ETL spelt out), the answer cites both, each with its own method;
+    without the long form read as a name only Quillon was answered."""
+    from tests.conftest import offline_answerer
+    abstracts = [
+        "Reward shaping for tool-using agents is brittle. We propose Quillon, an agent trainer that adapts group relative policy "
+        "optimization with a curriculum of tool calls. Quillon raises task success on web benchmarks from 41% to 58%.",
+        "Fine-tuning agents on their own trajectories drifts. We introduce the Echo Tuning Loss (ETL), which adapts group "
+        "relative policy optimization by replaying each rollout's best turn. ETL lifts success on household tasks by 9 points.",
+        "Graphene ribbons conduct heat anisotropically. We measure their thermal conductivity with Raman thermometry.",
+        "Flood forecasting from radar images uses convolutional networks trained on ten years of rainfall.",
+        "Legged robots cross rough terrain with a learned gait controller tested on four outdoor courses.",
+    ]
+    answerer = offline_answerer(tmp_path, abstracts)
+    result = answerer.ask("How do Quillon and the echo tuning loss paper adapt group relative policy optimization?")
+    cited = {c.label for c in result.citations}
+    assert result.refusal_reason is None and {"Quillon", "ETL"} <= cited, (cited, result.answer)
+    assert "curriculum of tool calls" in result.answer and "replaying each rollout's best turn" in result.answer, result.answer

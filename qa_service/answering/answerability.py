@@ -27,6 +27,7 @@ quotes ("O que é a 'grouping loss'?") that an abstract holds word for word make
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Callable, Sequence
 
@@ -96,7 +97,9 @@ class AnswerabilityJudge:
             # a one-paper question that calls papers by their labels is about those; the other names it matched (a benchmark
             # another abstract mentions) are things asked about them, not papers
             papers = named if is_plural(asking) else called or named
-            return self._about(asking, papers, found, unknown, named=True)
+            verdict = self._about(asking, papers, found, unknown, named=True)
+            each = verdict.answerable and not is_plural(asking) and len(called) > 1  # "TRM and K²-Agent": each answered
+            return replace(verdict, called=True) if each else verdict
         relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
                     or (self._holding(asking, found.hits) if is_plural(question) else []) or _quoting(asking, found.hits))
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)

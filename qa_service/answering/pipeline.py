@@ -206,7 +206,7 @@ class Answerer:
         # the offline model chooses sentences by the question as searched; a language model reads the prompt, as asked
         return ModelRequest(prepared.prompt.messages, prepared.searched or prepared.question, prepared.prompt.sources, room,
                             corpus=self.corpus, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every,
-                            several=prepared.verdict.several)
+                            several=prepared.verdict.several, called=prepared.verdict.called)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,
             max_tokens: int | None = None, instructions: str = "", scope: Scope | None = None) -> Answer:

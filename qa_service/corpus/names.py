@@ -20,6 +20,7 @@ from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
+from .abbreviations import normal
 from .labels import HYPHEN, VERSION_DOT, is_name_like, name_candidates
 from ..records import NameMatch
 
@@ -169,11 +170,26 @@ def typo_budget(length: int, settings: Settings) -> int:
     return 1 if length < settings.name_typo_two_edits_length else 2
 
 
+_LONG_FORM_WORDS = 9  # the abbreviation finder's longest long form: its short form's letters plus one
+
+
+def spelt_out_names(defined: dict[str, list[str]], labels: Iterable[str], book: dict[str, dict]) -> dict[str, str]:
+    """Long form -> name key, for the short forms that are a paper's own name (its label, "TRM") and name one paper in
+    `book`; a general abbreviation ("mixture of experts" for MoE) stays a topic, not a paper."""
+    own = {key for label in labels for key in own_keys(label)}
+    return {long: name_key(short) for short, longs in defined.items() if name_key(short) in own and name_key(short) in book
+            for long in longs if len(long.split()) > 1}
+
+
 class NameResolver:
     """Resolves a question's words against the corpus's names."""
 
-    def __init__(self, book: dict[str, dict], known_word: Callable[[str], bool], settings: Settings):
+    def __init__(self, book: dict[str, dict], known_word: Callable[[str], bool], settings: Settings,
+                 spelt_out: dict[str, str] | None = None):
+        """`spelt_out`: a paper's own short name's long form, as the abstracts define it -> the name's key in `book`
+        ("tool call reward model" -> trm): a question that spells the name out calls the paper."""
         self.book = book
+        self.spelt_out = spelt_out or {}
         self.keys = list(book)
         self.known_word = known_word
         self.settings = settings
@@ -206,6 +222,10 @@ class NameResolver:
             if entry is not None and _names_it(typed, entry):
                 matches.setdefault(key, NameMatch(typed, entry["name"], tuple(entry["papers"]), True))
                 covered.update(typed.split())
+        for phrase in self._spelt(question):
+            entry = self.book[self.spelt_out[phrase]]
+            matches.setdefault(self.spelt_out[phrase], NameMatch(phrase, entry["name"], tuple(entry["papers"]), True))
+            covered.update(w for w in words if set(normal(w).split()) <= set(phrase.split()))
         covered.update(w for w in words if any(part in covered for part in HYPHEN.split(w)))
         lookups = 0
         for typed, key in candidates:
@@ -224,6 +244,15 @@ class NameResolver:
         unknown = [w for w in words if is_name_like(w) and w not in covered
                    and (not known[w] or self._other_version(name_key(w))) and not self._headed(w)]
         return list(matches.values()), list(dict.fromkeys(unknown))
+
+    def _spelt(self, question: str) -> list[str]:
+        """The long forms of papers' own short names the question writes ("the Tool-call Reward Model"), longest first."""
+        if not self.spelt_out:
+            return []
+        words = normal(question).split()[: self.settings.max_question_words]
+        longest = _LONG_FORM_WORDS
+        phrases = {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 2, min(len(words), i + longest) + 1)}
+        return sorted((p for p in phrases if p in self.spelt_out), key=len, reverse=True)
 
     def _other_version(self, key: str) -> bool:
         """A version of a name the corpus writes only with other numbers ("EAGLE-4" where abstracts name EAGLE-2 and

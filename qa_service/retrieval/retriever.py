@@ -22,7 +22,7 @@ from ..corpus.authors import AuthorBook
 from ..config import Settings
 from ..store.corpora import Corpora, Part, Scope
 from ..store.lexical import LexicalIndex
-from ..corpus.names import NameResolver
+from ..corpus.names import NameResolver, spelt_out_names
 from ..records import NameMatch, PaperHit, Retrieval, paper_of
 from .steps import Candidates, RetrievalStep, default_steps, run_steps
 
@@ -42,7 +42,8 @@ class Retriever:
         """The name resolver for this lexical index, built once per corpus version, not per question."""
         cached = self._resolvers.get(corpus)
         if cached is None or cached[0] is not lexical:
-            cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings))
+            spelt = spelt_out_names(lexical.abbreviations, lexical.labels.values(), lexical.names)
+            cached = (lexical, NameResolver(lexical.names, lexical.knows, self.settings, spelt))
             self._resolvers[corpus] = cached
         return cached[1]
 
