@@ -453,3 +453,47 @@ def test_the_absence_sentence_before_a_list_leaves_the_list_on_lines_of_its_own(
     assert out.answer[moved.start:moved.end] == "Zorblax drafts tokens [1]."
     prose = state_absence(CheckedAnswer("Zorblax drafts tokens [1].", citations=checked.citations), AbsenceNote("The abstract says nothing."))
     assert prose.answer == f"The abstract says nothing. {ABSENCE_LEAD} Zorblax drafts tokens [1]."
+
+
+@pytest.mark.parametrize("question,thing", [
+    ("Zorblax vs Medusa - which one decodes faster?", "Medusa"),  # a method compared with, no abstract names it
+    ("Is Zorblax faster than Medusa?", "Medusa"),
+    ("zorblax speedup llama3", "llama3"),  # a name typed in lower case, as a search box gets it
+])
+def test_a_method_compared_with_or_a_name_typed_in_lower_case_the_abstract_lacks_is_said_absent(answerer, question, thing):
+    result = answerer.ask(question)
+    assert result.refusal_reason is None and result.answer.startswith("The abstract of Zorblax does not "), result.answer
+    assert thing in result.sentences[0].text and "2.7× speedup" in result.answer
+
+
+def test_a_question_describing_its_paper_without_its_name_gets_the_absence_said_too(answerer):
+    """No name calls the drone paper; ImageNet, named, is nowhere in its abstract."""
+    result = answerer.ask("the drone seabird nest counting paper - does it work on ImageNet images?")
+    assert result.refusal_reason is None and result.answer.startswith("The abstract of Counting Birds from Drone Images does not")
+    assert "ImageNet" in result.sentences[0].text
+
+
+def test_a_field_abbreviation_in_a_question_describing_its_paper_is_no_absent_thing(answerer):
+    """"kNN-style" describes how a method works; the paper may write it out ("nearest neighbours"), so it is never said absent."""
+    result = answerer.ask("the classroom speech recogniser trained on lessons, is it an RNN-style model?")
+    assert not result.answer.startswith("The abstract of"), result.answer
+
+
+def test_a_name_the_abstract_introduces_as_its_own_calls_the_paper_as_its_label_does(tmp_path):
+    """STR labels the paper; "we develop KestrelDec, a ..." makes KestrelDec its name too: asked KestrelDec's score on a
+    benchmark another abstract names (MMLU), the absence is said of this paper alone, not the MMLU paper answered beside
+    it. A name only begun there ("Sparse", of "Sparse Tree Router") is no such name."""
+    from qa_service.answering.answerability import _own_name
+    from tests.conftest import offline_answerer
+    kestrel = ("Decoding long outputs leaves accelerators idle. We propose the Sparse Tree Router (STR). STR prunes unlikely "
+               "draft branches, STR keeps outputs identical, and STR needs no training. With STR in place, STR-based "
+               "serving is cheap. Building on STR, we develop KestrelDec, a plug-in decoder for chat models. KestrelDec "
+               "reaches a 2.1x speedup on three chat benchmarks with identical outputs.")
+    assert _own_name(kestrel, "KestrelDec") and not _own_name(kestrel, "Sparse") and not _own_name(kestrel, "STR")
+    others = ["Graphene ribbons conduct heat anisotropically. We measure their thermal conductivity with Raman thermometry.",
+              "Flood forecasting from radar images uses convolutional networks trained on ten years of rainfall.",
+              "Legged robots cross rough terrain with a learned gait controller tested on four outdoor courses.",
+              "We distil a small reranker from a large one; it lifts MMLU accuracy by 3 points."]  # MMLU is a corpus name
+    result = offline_answerer(tmp_path, [kestrel, *others]).ask("What speedup does KestrelDec reach on MMLU?")
+    assert result.refusal_reason is None and result.sentences[0].text == "The abstract of STR does not report results on MMLU."
+    assert "2.1x speedup" in result.answer and {c.label for c in result.citations} == {"STR"}, result.answer

@@ -138,6 +138,20 @@ class AnswerabilityJudge:
         return [w for w in sorted(_proper_words(bare, self._language(asking)))
                 if not is_venue(w) and _called_a_paper(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
+    def _compared_unknown(self, asking: str) -> list[str]:
+        """A capitalised word no abstract uses that the question compares the paper with ("CAST vs Medusa", "faster than
+        Medusa"): a method, however common the word, and one the abstract cannot report a comparison with."""
+        unseen = self.idf(UNSEEN)
+        bare = _POSSESSIVE.sub("", asking)
+        return [w for w in sorted(_proper_words(bare, self._language(asking)))
+                if not is_venue(w) and _COMPARED.search(bare[: bare.find(w)]) and all(self.idf(t) >= unseen for t in content_terms(w))]
+
+    def _typed_lower(self, asking: str) -> list[str]:
+        """Names typed in lower case, as a keyword query types them ("wikitext2", "movielens-1m", "gpt2"): letters the language
+        seldom uses, joined to a digit. A figure ("3-bit", "60%") starts with its digit, so is never one."""
+        common = self.settings.common_name_zipf
+        return [m.group(1) for m in _LOWER_CODED.finditer(asking) if _language_zipf(m.group(2)) < common]
+
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
         MARL"): not what the question asks about, so an abstract close to the question still answers it."""
@@ -150,7 +164,10 @@ class AnswerabilityJudge:
         labels = {name_key(m.typed) for m in found.names} | {name_key(m.name) for m in found.names}
         # a word of the language is what was typed ("How fast is...": fast, not CAST misspelt), as the name resolver has it
         words = {name_key(w) for w in _NAME_WORD.findall(asking) if zipf_frequency(w.lower(), "en") < self.settings.respell_zipf}
-        return [h for h in named if own_keys(h.label) & labels or any(self._misspelt(w, own_keys(h.label)) for w in words)]
+        # a name the abstract introduces as its own ("we develop GMamba", the GSSM paper's module) calls it too
+        introduced = {h.paper_id for m in found.names for h in named if h.paper_id in m.paper_ids and _own_name(h.text, m.name)}
+        return [h for h in named if own_keys(h.label) & labels or h.paper_id in introduced
+                or any(self._misspelt(w, own_keys(h.label)) for w in words)]
 
     def _compared_only(self, called: list[PaperHit], asking: str, found: Retrieval, unknown: list[str]) -> list[str]:
         """The unknown names where the question puts the paper it asks about, when every paper it calls by name (`called`)
@@ -169,6 +186,8 @@ class AnswerabilityJudge:
         things = [m.typed for m in found.names if name_key(m.name) not in own and name_key(m.typed) not in own]
         things += [t for t in unknown if _CODED.search(t)]
         things += self._shaped(asking, own, found)
+        things += self._compared_unknown(asking)
+        things += self._typed_lower(asking)
         things += self._options(asking, papers)
         # "How did LLaVA-style models score on MMEVOKE?": models like LLaVA; an abstract that never names LLaVA has no
         # result on them (no name of its own: "GPTQ-style" asked of the GPTQ paper is that paper)
@@ -371,7 +390,7 @@ class AnswerabilityJudge:
             return Verdict.no(RefusalReason.DETAIL_MISSING, "figure asked for", ids)  # no number to give at all
         # "How does Tequila do on MMLU?": a benchmark, model or figure the paper's abstract never mentions
         absent = [t for t in self._things(asking, papers, found, unknown) + figures_in(asking)
-                  if not any(self._mentions(h, t) for h in papers)] if named else []
+                  if not any(self._mentions(h, t) for h in papers) and (named or not _FIELD_ACRONYM.fullmatch(t))]
         absent += self._setting(asking, papers) if not absent else []
         if absent and answer_kind(asking) is AnswerKind.COMPARISON:
             # "How do DIRECTER and Attribution-Guided Decoding differ?": a thing compared that another retrieved paper
@@ -404,6 +423,20 @@ _INTRODUCING = r"\b(?:we\s+)?(?:propose|proposes|introduce|introduces|present|pr
 def _introduces(text: str, thing: str) -> bool:
     """Does the abstract introduce the thing as its own ("we introduce Attribution-Guided Decoding (AGD)")?"""
     return bool(text) and re.search(_INTRODUCING + re.escape(thing), text, re.I) is not None
+
+
+# a name the abstract gives its own work: right after the verb that introduces it ("we develop GMamba, a ...")
+_OWN_NAME = r"\b(?:we\s+)(?:propose|introduce|present|develop|build|design|call|dub|name)\W+(?:(?:the|a|an|our)\s+)?"
+
+
+# ... the whole name: what follows it is punctuation or a word that starts describing it ("Low-Rank" is only the start of
+# "we propose Low-Rank Sparse Attention (Lorsa)")
+_NAME_ENDS = r"(?=\s*[,(;:.]|\s+(?:a|an|which|that|to|for|as)\b)"
+
+
+def _own_name(text: str, name: str) -> bool:
+    """Does the abstract introduce `name` as its own work, not only mention it?"""
+    return re.search(_OWN_NAME + re.escape(name) + _NAME_ENDS, text, re.I) is not None
 
 
 def _language_zipf(name: str) -> float:
@@ -459,6 +492,10 @@ def _called_a_paper(name: str, asking: str) -> bool:
 _SETTING = re.compile(r"\b(?:in|on|for|under|within|across|with|from)\W+(?:\S+\W+){0,2}$", re.I)  # "in cooperative MARL"
 # a digit, or a capital after a letter inside a part: GPT-5, TUH, CHB-MIT, Qwen3 (not "Inferenz-Framework")
 _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
+# a field's abbreviation (kNN, MARL, RLHF): a question describing a paper uses one for what the abstract writes out, so
+# it says nothing absent unless the question names the paper (then it is a thing asked of that paper)
+_FIELD_ACRONYM = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Za-z]{2,5}s?")
+_LOWER_CODED = re.compile(r"(?<![\w@.-])(([a-z]{3,})(?:[.-]?[a-z]+)*[.-]?\d+(?:[.-]?\w+)*)(?![\w@-])")  # gpt2, qwen2.5-7b
 _NAME_WORD = re.compile(r"[^\W_][\w.²-]{2,}")  # a word long enough to be a paper's name typed wrong
 _SENTENCES = re.compile(r"(?:[^.?!;:]|[.:](?!\s|$))+")
 # a capitalised word, and the capitalised words and version numbers that follow it: "Natural Questions", "Claude 3.5 Sonnet"
