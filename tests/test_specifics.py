@@ -59,6 +59,17 @@ def test_a_superlative_with_an_adverb_and_a_long_noun_phrase_asks_the_winner():
     assert unreported(question, [ranks_unnamed], ["Tattle"], 4) == ["which one was most socially sycophantic"]
 
 
+
+def test_a_keyword_query_for_the_best_scoring_one_asks_the_winner_too():
+    """"best scoring model on Tattle?" asks the winner without "which"; a ranking sentence naming one answers it."""
+    assert asked_best("best scoring model on Tattle?") == "the top performer"
+    assert asked_best("the top-ranked system on Tattle") == "the top performer"
+    assert asked_best("a high-scoring model on Tattle") == ""
+    ranks_unnamed = "We evaluate 11 models on Tattle. The best model agrees with users 58% of the time."
+    assert unreported("best scoring model on Tattle?", [ranks_unnamed], ["Tattle"], 4) == ["which one was the top performer"]
+    named = "We evaluate 11 models on Tattle. Of the 11 models, Claude-3 ranks best, agreeing with users 58% of the time."
+    assert unreported("best scoring model on Tattle?", [named], ["Tattle"], 4) == []
+
 SQUEEZE = ("Long prompts are costly. We introduce Squeeze, which compresses retrieved passages online at a higher compression "
            "ration than prior methods. Squeeze runs 2-5x faster at inference with no accuracy loss.")
 

@@ -37,12 +37,13 @@ _COUNT_WORDS = (r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _COUNT = re.compile(rf"^(?:\d[\d,.]*[kKMB]?\+?|{_COUNT_WORDS})$", re.I)
 _TOKEN = re.compile(r"[\w+.,%-]+")
 
-# "which (of the 11) models was the least sycophantic", "which one ranks first", "the top performer"
+# "which (of the 11) models was the least sycophantic", "which one ranks first", "the top performer", "best scoring model"
 _SUPERLATIVE = r"(?:most|least)\s+(?:[\w-]+ly\s+)?[\w-]+|best|top|first|last|worst|(?!(?:te|intere|reque|late|gue|che|fore)st\b)[a-z]{2,}est"
 _BEST = re.compile(
     r"\bwhich\s+(?!papers?\b|works?\b|methods?\b|approach(?:es)?\b|stud(?:y|ies)\b)(?:[\w-]+\s+){0,8}?"
     rf"(?:was|is|were|are|ranks?|ranked|came|comes|performs?|performed|scored?|did|does)\s+(?:the\s+)?(?P<a>{_SUPERLATIVE})\b"
-    r"|\bwhich\s+one\b(?:\s+\w+){0,3}?\s+(?P<b>first|best|on\s+top)\b|\b(?P<c>(?:top|best)[- ]perform(?:er|ing))\b",
+    r"|\bwhich\s+one\b(?:\s+\w+){0,3}?\s+(?P<b>first|best|on\s+top)\b"
+    r"|\b(?P<c>(?:top|best)[- ]perform(?:er|ing)|(?:best|top|highest)[- ](?:scor|rank|rat)(?:ing|ed))\b",
     re.I,
 )
 _RANKING = re.compile(r"\b(?:best|top|first|highest|lowest|most|least|worst|strongest|weakest|leading|outperform\w*|"
