@@ -404,6 +404,15 @@ def sub_questions(question: str) -> list[str]:
     return [p for p in parts if p]
 
 
+def asks_each(question: str) -> bool:
+    """Does the question ask the same of each of several things ("How do X and Y each improve on GPTQ?", "both")?"""
+    return bool(_EACH.search(question) or _PAIR.search(question))
+
+
+# "each", "respectively" (cada, chacun, jeweils, ciascuno, 各自, それぞれ, 각각): one answer per thing named
+_EACH = re.compile(r"\b(?:each|respectively|cada|chacun\w*|jeweils|ciascun\w*)\b|各自|分别|分別|それぞれ|각각", re.I)
+
+
 def asked_of_each(question: str) -> AnswerKind | None:
     """What a list question asks of each paper it lists, in a part of its own ("Which papers make unlearning more robust,
     and how?": how each one does it; "... and what do they propose?": what each one is); None for a plain list."""

@@ -159,6 +159,15 @@ def test_papers_a_question_does_not_call_by_name_are_not_each_answered():
     assert ("[1]" in answer) != ("[2]" in answer), answer
 
 
+
+def test_a_question_asking_the_same_of_each_paper_it_describes_answers_each():
+    """"How do the draft-tree decoder and the distilled reranker each ...?" calls neither by its label, but asks of each
+    of the two papers the judge found: both answer, each with its own sentences; "both" asks so too."""
+    for question in ("How do the draft-tree decoder and the distilled reranker each cut serving cost?",
+                     "What do the draft-tree decoder and the distilled reranker both propose?"):
+        answer = ask(question, about=("p:1", "p:2"))
+        assert "[1]" in answer and "[2]" in answer and "[3]" not in answer, answer
+
 def test_a_list_keeps_a_paper_on_the_topic_that_retrieval_ranked_low():
     """Rank discounts alone would drop the third paper (a quarter of the first's score here); it holds as much of the
     question's rare words as the first, so it is as much on the topic; the unrelated second paper stays out."""

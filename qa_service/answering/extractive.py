@@ -25,7 +25,7 @@ from .specifics import alike, counted_things, counts_any
 from ..store.lexical import content_terms
 from .composing import Candidate, Composition, calls, compared, defining, each_named, explained, followed, listed, names, one_paper
 from ..questions import (
-    answer_kind, asked_of_each, asks_cause, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions,
+    answer_kind, asked_of_each, asks_cause, asks_each, asks_count, asks_figures, defined_thing, is_plural, is_topic_query, sub_questions,
 )
 from ..records import REFUSAL, AnswerKind, Completion, CorpusView, ModelRequest, Passage, Source, Usage
 from ..corpus.roles import Role, RoledSentence, role_of, roled_sentence, sentence_roles, states_number
@@ -120,7 +120,7 @@ class ExtractiveModel:
         if kind is AnswerKind.COMPARISON and len(named) > 1:
             return compared(named, figures)
         called = [c for c in named if calls(question, c[0].source.label)]
-        if called_all and len(named) > 1:  # "the tool-call reward model paper and K²-Agent": called by names the judge knows
+        if (called_all or asks_each(question)) and len(named) > 1:  # "TRM and K²-Agent", "X and Y each": one answer each
             called = named
         if len(called) > 1:  # "Which is faster, CAST or SERE?" is a comparison too: each paper it calls by name is answered
             return each_named(kind, called, figures, composition)
