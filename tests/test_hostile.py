@@ -307,3 +307,27 @@ def test_a_yes_no_question_with_one_endless_word_is_answered_without_backtrackin
     answerer = build_answerer(seed_settings, ExtractiveModel(), Corpora(seed_settings, seed_index))
     result = answerer.ask("Does Tequila work on " + "a" * 1500 + " !")
     assert result.answer
+
+
+@pytest.mark.parametrize("question", [
+    "IDIOMoE recall on " + "a" * 1500 + "!",  # one long lower-case run: a name typed in lower case is looked for in it
+    "CAST speedup on " + "a-" * 700 + "b",  # hyphened runs
+    "Is CAST faster than " + "Medusa vs " * 150 + "?",  # many methods compared with
+    "How do " + " and ".join(["the tool call reward model paper"] * 40) + " differ?",  # many spelt-out names
+])
+def test_a_question_built_to_make_the_name_readers_backtrack_is_answered_not_hung(seed_settings, seed_index, question):
+    """The readers of names a question types (lower case with a digit, compared with, spelt out) are linear in the
+    question: a run of letters an ambiguous pattern would take ages over is read at once, and the answer is JSON. The
+    readers run first in a child process with a deadline far above any answer's time: a pattern stuck in the regex
+    engine holds the interpreter, so only a process can be stopped."""
+    import subprocess
+    import sys
+    probe = ("import sys; from qa_service.config import Settings; "
+             "from qa_service.answering.answerability import AnswerabilityJudge; "
+             "from qa_service.corpus.names import NameResolver; q = sys.stdin.read(); j = AnswerabilityJudge(Settings()); "
+             "j._typed_lower(q); j._compared_unknown(q); "
+             "NameResolver({'trm': {'name': 'TRM', 'papers': ['p'], 'word': False}}, lambda w: True, Settings(), "
+             "{'tool call reward model': 'trm'}).resolve(q)")
+    subprocess.run([sys.executable, "-c", probe], input=question, text=True, check=True, timeout=60)
+    response = create_app(seed_settings.replace(rate_limit=""), index=seed_index).test_client().post("/api/ask", json={"question": question})
+    assert response.status_code == 200 and response.get_json()["answer"], response.get_data(as_text=True)[:300]

@@ -150,7 +150,12 @@ class AnswerabilityJudge:
         """Names typed in lower case, as a keyword query types them ("wikitext2", "movielens-1m", "gpt2"): letters the language
         seldom uses, joined to a digit. A figure ("3-bit", "60%") starts with its digit, so is never one."""
         common = self.settings.common_name_zipf
-        return [m.group(1) for m in _LOWER_CODED.finditer(asking) if _language_zipf(m.group(2)) < common]
+        typed = []
+        for token in (m.group(0).rstrip(".-") for m in _LOWER_TOKEN.finditer(asking)):
+            letters = _LEADING_LETTERS.match(token)
+            if letters and any(c.isdigit() for c in token) and _language_zipf(letters.group(0)) < common:
+                typed.append(token)  # gpt2, qwen2.5-7b, movielens-1m
+        return typed
 
     def _in_passing(self, name: str, before: str) -> bool:
         """A name given as an example ("... like Foo"), or a thing of the world that sets the scene ("in cooperative
@@ -495,7 +500,8 @@ _CODED = re.compile(r"\d|[A-Za-z][A-Z]")
 # a field's abbreviation (kNN, MARL, RLHF): a question describing a paper uses one for what the abstract writes out, so
 # it says nothing absent unless the question names the paper (then it is a thing asked of that paper)
 _FIELD_ACRONYM = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Za-z]{2,5}s?")
-_LOWER_CODED = re.compile(r"(?<![\w@.-])(([a-z]{3,})(?:[.-]?[a-z]+)*[.-]?\d+(?:[.-]?\w+)*)(?![\w@-])")  # gpt2, qwen2.5-7b
+_LOWER_TOKEN = re.compile(r"(?<![\w@.-])[a-z][a-z\d.-]*(?![\w@-])")  # one quantifier: linear on any input
+_LEADING_LETTERS = re.compile(r"[a-z]{3,}")
 _NAME_WORD = re.compile(r"[^\W_][\w.²-]{2,}")  # a word long enough to be a paper's name typed wrong
 _SENTENCES = re.compile(r"(?:[^.?!;:]|[.:](?!\s|$))+")
 # a capitalised word, and the capitalised words and version numbers that follow it: "Natural Questions", "Claude 3.5 Sonnet"
