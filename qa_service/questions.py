@@ -227,8 +227,17 @@ DETAIL_KINDS = (
         r"|\b(?:size of the|how (?:big|large) (?:is|was) the) (?:training|pre-?training) (?:data|set|corpus)\b"
         r"|\btokens de (?:entrenamiento|treinamento|pr[ée]-?entra[iî]nement|entra[iî]nement)\b|\btrainingstokens\b|训练(?:了)?(?:多少)?(?:token|词元)|学習トークン", re.I),
         re.compile(r"\b\d[\d.,]*\s?(?:[KMBT]|thousand|million|billion|trillion)?\s+(?:tokens|samples|examples|instances|problems|trajectories)\b", re.I)),
-    DetailKind("code or licence", re.compile(r"\b(?:github|source code|licen[cs]e|repository|repo)\b", re.I),
-               re.compile(r"\b(?:github|code|open[- ]source|licen[cs]e|repository|available at)\b", re.I)),
+    # a licence is no code link: "code at github.com/..." says nothing of the terms it comes under
+    DetailKind("licence", re.compile(r"\b(?:licen[cs]e[sd]?|licencia|licen[çc]a|lizenz|licenza|commercial use)\b|许可证|授权协议|ライセンス|라이선스",
+                                     re.I),
+               re.compile(r"\b(?:licen[cs]e[sd]?|MIT|Apache|GPL|CC[- ]BY\S*|BSD)\b")),
+    DetailKind("code", re.compile(r"\b(?:github|source code|repository|repo)\b", re.I),
+               re.compile(r"\b(?:github|code|open[- ]source|repository|available at)\b", re.I)),
+    # "when does it fail?", "any failure cases?": what the abstract says goes wrong, if it says anything does
+    DetailKind("failure cases", re.compile(r"\bfailure (?:cases?|modes?)\b|\bwhen does \S+ fail\b|\b(?:where|when) does it fail\b"
+                                           r"|\bstill fails?\b|\bcasos? de fa(?:llo|lha)\b|\bcas d['’][ée]chec\b|\bfehlerf[äa]lle\b"
+                                           r"|失败(?:案例|情况)|失敗(?:例|ケース)", re.I),
+               re.compile(r"\b(?:fail(?:s|ed|ure|ures|ing)?|struggl\w+|degrad\w+|break(?:s)? down|limitations?|falls? short)\b", re.I)),
     DetailKind("publication date", re.compile(r"\bwhen was (?:it|\w+) (?:published|released)\b|\bpublication date\b", re.I), _NEVER),
 )
 

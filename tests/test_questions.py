@@ -235,3 +235,18 @@ def test_a_list_question_s_second_part_says_what_it_asks_of_each_paper():
 def test_what_a_term_means_and_the_main_obstacle_are_their_own_kinds(question, kind, thing):
     assert answer_kind(question) is kind
     assert kind is not AnswerKind.DEFINITION or defined_thing(question) == thing
+
+
+def test_a_licence_is_asked_apart_from_the_code_and_a_code_link_does_not_state_it():
+    """"Under which licence?" (许可证, licencia) is not answered by "code is available at github.com/...", which does
+    answer "is the code on GitHub?"; "when does it fail?" asks the failures the abstract reports, if any."""
+    from qa_service.questions import asked_details
+    link = "Code is available at https://github.com/x/y."
+    for question in ("What licence is X released under?", "X 用的是什么开源许可证？", "¿Bajo qué licencia se publica X?"):
+        (kind,) = asked_details(question)
+        assert kind.name == "licence" and not kind.states(link) and kind.states("Released under the MIT license.")
+    (code,) = asked_details("Is the X code on GitHub?")
+    assert code.name == "code" and code.states(link)
+    (failures,) = asked_details("when does X fail? any failure cases reported")
+    assert failures.name == "failure cases" and not failures.states("X lifts accuracy by 4 points.")
+    assert failures.states("X fails on long documents.")
