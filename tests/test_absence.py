@@ -497,3 +497,22 @@ def test_a_name_the_abstract_introduces_as_its_own_calls_the_paper_as_its_label_
     result = offline_answerer(tmp_path, [kestrel, *others]).ask("What speedup does KestrelDec reach on MMLU?")
     assert result.refusal_reason is None and result.sentences[0].text == "The abstract of STR does not report results on MMLU."
     assert "2.1x speedup" in result.answer and {c.label for c in result.citations} == {"STR"}, result.answer
+
+
+def test_a_question_writing_a_paper_s_label_of_several_words_is_about_that_paper_in_any_language():
+    """"... rompere la Reversal Curse ..." writes the label the service gives the paper: it is the paper asked about,
+    though retrieval marked nothing relevant (the Italian words weigh against it) and no sentence is close. A label cut
+    short ("…") is no name a question writes."""
+    from qa_service.answering.answerability import AnswerabilityJudge, _labelled
+    from qa_service.config import Settings
+    from qa_service.records import PaperHit, Retrieval
+    curse = PaperHit("p:1", "Reversal Curse", 0.1, 0.37, 0.1, 0.5, relevant=False,
+                     text="Models trained on 'A is B' fail to answer 'B is A', the reversal curse. A new architecture breaks it.")
+    other = PaperHit("p:2", "Agent-centric benchmarking paradigm that moves beyond…", 0.1, 0.33, 0.1, 0.2, relevant=False,
+                     text="We benchmark agents on data augmentation tasks.")
+    question = "Quale architettura riesce a rompere la Reversal Curse senza data augmentation?"
+    assert _labelled(question, [curse, other]) == [curse]
+    assert _labelled("agent-centric benchmarking paradigm that moves beyond static data", [other]) == []
+    judge = AnswerabilityJudge(Settings(), closeness=lambda q, texts: [0.2] * len(texts))
+    verdict = judge.decide(question, Retrieval(question, [curse, other]))
+    assert verdict.answerable and verdict.about == ("p:1",), verdict

@@ -41,6 +41,7 @@ from rapidfuzz.distance import OSA
 from wordfreq import zipf_frequency
 
 from ..config import Settings
+from ..corpus.abbreviations import normal
 from ..corpus.labels import HYPHEN, is_name_like, named_things
 from ..corpus.names import joined_name, name_key, own_keys, typo_budget
 from ..corpus.roles import states_number
@@ -100,7 +101,8 @@ class AnswerabilityJudge:
             verdict = self._about(asking, papers, found, unknown, named=True)
             each = verdict.answerable and not is_plural(asking) and len(called) > 1  # "TRM and K²-Agent": each answered
             return replace(verdict, called=True) if each else verdict
-        relevant = ([h for h in found.hits if h.relevant] or self._titled(asking, found.hits) or self._close(question, found.hits)
+        relevant = ([h for h in found.hits if h.relevant] or _labelled(asking, found.hits) or self._titled(asking, found.hits)
+                    or self._close(question, found.hits)
                     or (self._holding(asking, found.hits) if is_plural(question) else []) or _quoting(asking, found.hits))
         sure = any(h.dense >= self.settings.unknown_name_dense for h in found.hits)
         subject = [n for n in unknown if not self._in_passing(n, asking[: asking.find(n)])]
@@ -437,6 +439,13 @@ _OWN_NAME = r"\b(?:we\s+)(?:propose|introduce|present|develop|build|design|call|
 # ... the whole name: what follows it is punctuation or a word that starts describing it ("Low-Rank" is only the start of
 # "we propose Low-Rank Sparse Attention (Lorsa)")
 _NAME_ENDS = r"(?=\s*[,(;:.]|\s+(?:a|an|which|that|to|for|as)\b)"
+
+
+def _labelled(asking: str, hits: list[PaperHit]) -> list[PaperHit]:
+    """Papers whose label of several words the question writes ("... rompere la Reversal Curse ..."): it calls them by the
+    name the service gives them, in whatever language it is asked. A label cut short ("…") is no name to write."""
+    words = f" {normal(asking)} "
+    return [h for h in hits if " " in h.label.strip() and not h.label.endswith("…") and f" {normal(h.label)} " in words]
 
 
 def _own_name(text: str, name: str) -> bool:
