@@ -135,18 +135,20 @@ class AnswerabilityJudge:
         subject of the question's verb ("What does Medusa propose?") or before "paper", "method" ("What does the Medusa
         paper propose?"): a proper name, however common the word. A place or a thing of the world stands elsewhere too
         ("the capital of France" is no paper), so it is refused as off-topic, as before."""
-        unseen = self.idf(UNSEEN)
-        bare = _POSSESSIVE.sub("", asking)  # "How do Medusa's heads draft?": Medusa is the subject of "do"
-        return [w for w in sorted(_proper_words(bare, self._language(asking)))
-                if not is_venue(w) and _called_a_paper(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
+        return self._unseen_proper(asking, _called_a_paper)
 
     def _compared_unknown(self, asking: str) -> list[str]:
         """A capitalised word no abstract uses that the question compares the paper with ("CAST vs Medusa", "faster than
         Medusa"): a method, however common the word, and one the abstract cannot report a comparison with."""
+        return self._unseen_proper(asking, lambda w, bare: bool(_COMPARED.search(bare[: bare.find(w)])))
+
+    def _unseen_proper(self, asking: str, placed: Callable[[str, str], bool]) -> list[str]:
+        """The capitalised words past a sentence's first that no abstract uses and that stand where `placed(word, question)`
+        says, read in the question with its possessives taken off ("How do Medusa's heads draft?": Medusa, the subject)."""
         unseen = self.idf(UNSEEN)
         bare = _POSSESSIVE.sub("", asking)
         return [w for w in sorted(_proper_words(bare, self._language(asking)))
-                if not is_venue(w) and _COMPARED.search(bare[: bare.find(w)]) and all(self.idf(t) >= unseen for t in content_terms(w))]
+                if not is_venue(w) and placed(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
 
     def _typed_lower(self, asking: str) -> list[str]:
         """Names typed in lower case, as a keyword query types them ("wikitext2", "movielens-1m", "gpt2"): letters the language

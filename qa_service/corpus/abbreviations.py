@@ -10,13 +10,14 @@ letter starting a word. General to scientific writing; nothing is listed by hand
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Container, Iterable
 
 # "(XYZ)" after a word: the short form has a capital, two to ten characters, no spaces; the long form is in the words before
 _DEFINED = re.compile(r"(?<=\w)\s+\(([A-Za-z][\w²³-]{1,9})\)")  # bounded: no scan to a far ")"
 _BEFORE = 120  # characters before "(" the long form is looked for in: eight words
 _WORD_LIKE = re.compile(r"[^\W\d_][\w'’-]*")
 _WORD = re.compile(r"[^\W_]+")
+LONGEST_LONG_FORM = 9  # words of the longest long form a question's phrases are looked up to (eight before "(", and one)
 MAX_LONG_FORMS = 3  # a short form defined more ways than this across the corpus (PO, AR...) is too ambiguous to expand
 
 
@@ -78,12 +79,16 @@ def normal(text: str) -> str:
 def expansions(question: str, defined: dict[str, list[str]], by_long: dict[str, str]) -> list[tuple[str, str]]:
     """(the form the question writes, its other form) for each abbreviation it uses: the short form of a long form it
     spells out, the long forms of a short form it uses (as written: "MoE", not "moe" inside a word)."""
-    words = normal(question).split()
-    phrases = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 9) + 1)]
-    found = [(phrase, by_long[phrase]) for phrase in phrases if phrase in by_long]
+    found = [(phrase, by_long[phrase]) for phrase in phrases_in(normal(question).split(), by_long)]
     tokens = set(re.findall(r"[\w²³-]+", question))
     found += [(short, long) for short, longs in defined.items() if short in tokens for long in longs]
     return list(dict.fromkeys(found))
+
+
+def phrases_in(words: list[str], table: Container[str]) -> list[str]:
+    """The runs of up to LONGEST_LONG_FORM of these (normalised) words that `table` holds, in the order they start."""
+    runs = (" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + LONGEST_LONG_FORM) + 1))
+    return [run for run in runs if run in table]
 
 
 def by_long_form(defined: dict[str, list[str]]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from wordfreq import zipf_frequency
 from rapidfuzz.distance import OSA
 
 from ..config import Settings
-from .abbreviations import normal
+from .abbreviations import normal, phrases_in
 from .labels import HYPHEN, VERSION_DOT, is_name_like, name_candidates
 from ..records import NameMatch
 
@@ -170,9 +170,6 @@ def typo_budget(length: int, settings: Settings) -> int:
     return 1 if length < settings.name_typo_two_edits_length else 2
 
 
-_LONG_FORM_WORDS = 9  # the abbreviation finder's longest long form: its short form's letters plus one
-
-
 def spelt_out_names(defined: dict[str, list[str]], labels: Iterable[str], book: dict[str, dict]) -> dict[str, str]:
     """Long form -> name key, for the short forms that are a paper's own name (its label, "TRM") and name one paper in
     `book`; a general abbreviation ("mixture of experts" for MoE) stays a topic, not a paper."""
@@ -250,9 +247,7 @@ class NameResolver:
         if not self.spelt_out:
             return []
         words = normal(question).split()[: self.settings.max_question_words]
-        longest = _LONG_FORM_WORDS
-        phrases = {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 2, min(len(words), i + longest) + 1)}
-        return sorted((p for p in phrases if p in self.spelt_out), key=len, reverse=True)
+        return sorted(set(phrases_in(words, self.spelt_out)), key=len, reverse=True)
 
     def _other_version(self, key: str) -> bool:
         """A version of a name the corpus writes only with other numbers ("EAGLE-4" where abstracts name EAGLE-2 and
