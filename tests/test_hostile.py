@@ -313,6 +313,7 @@ def test_a_yes_no_question_with_one_endless_word_is_answered_without_backtrackin
     "IDIOMoE recall on " + "a" * 1500 + "!",  # one long lower-case run: a name typed in lower case is looked for in it
     "CAST speedup on " + "a-" * 700 + "b",  # hyphened runs
     "Is CAST faster than " + "Medusa vs " * 150 + "?",  # many methods compared with
+    "decoding like " + "Whisper or " * 100 + "Medusa-style " * 50 + "?",  # many instances given
     "How do " + " and ".join(["the tool call reward model paper"] * 40) + " differ?",  # many spelt-out names
 ])
 def test_a_question_built_to_make_the_name_readers_backtrack_is_answered_not_hung(seed_settings, seed_index, question):
@@ -325,7 +326,7 @@ def test_a_question_built_to_make_the_name_readers_backtrack_is_answered_not_hun
     probe = ("import sys; from qa_service.config import Settings; "
              "from qa_service.answering.answerability import AnswerabilityJudge; "
              "from qa_service.corpus.names import NameResolver; q = sys.stdin.read(); j = AnswerabilityJudge(Settings()); "
-             "j._typed_lower(q); j._compared_unknown(q); "
+             "j._typed_lower(q); j._compared_unknown(q); j._example_unknown(q); "
              "NameResolver({'trm': {'name': 'TRM', 'papers': ['p'], 'word': False}}, lambda w: True, Settings(), "
              "{'tool call reward model': 'trm'}).resolve(q)")
     subprocess.run([sys.executable, "-c", probe], input=question, text=True, check=True, timeout=60)

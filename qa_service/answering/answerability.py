@@ -142,6 +142,17 @@ class AnswerabilityJudge:
         Medusa"): a method, however common the word, and one the abstract cannot report a comparison with."""
         return self._unseen_proper(asking, lambda w, bare: bool(_COMPARED.search(bare[: bare.find(w)])))
 
+    def _example_unknown(self, asking: str) -> list[str]:
+        """A capitalised word no abstract uses that the question gives as an instance of its topic ("speech recognition
+        models like Whisper", "Medusa-style heads"): a corpus that had the topic would most likely name it, so with the
+        question's core held by no paper, the topic is a neighbour of the corpus's, not one of them. An acronym before
+        "-style" names a family of methods the question borrows an idea from ("GAN-style": adversarial), not an instance."""
+        unseen = self.idf(UNSEEN)
+        akin = [m.group(1) for m in _AKIN.finditer(asking) if _CAPITALISED.fullmatch(m.group(1))
+                and all(self.idf(t) >= unseen for t in content_terms(m.group(1)))]
+        listed = self._unseen_proper(asking, lambda w, bare: bool(_INSTANCE_BEFORE.search(bare[: bare.find(w)])))
+        return list(dict.fromkeys(akin + listed))
+
     def _unseen_proper(self, asking: str, placed: Callable[[str, str], bool]) -> list[str]:
         """The capitalised words past a sentence's first that no abstract uses and that stand where `placed(word, question)`
         says, read in the question with its possessives taken off ("How do Medusa's heads draft?": Medusa, the subject)."""
@@ -317,6 +328,10 @@ class AnswerabilityJudge:
             return None
         if self._holding(asking, hits) if held is None else held:
             return None  # one paper holds the whole core
+        examples = self._example_unknown(asking)
+        rest = _AKIN.sub(lambda m: "" if m.group(1) in examples else m.group(0), asking)  # "Medusa-style" goes whole
+        if examples and not self._holding(without_words(rest, {t for e in examples for t in content_terms(e)}), hits):
+            return either(examples)  # "speech recognition models such as Whisper": neither the topic nor its instance is here
         near = dict(zip([h.paper_id for h in hits], self.closeness(question, [h.text for h in hits])))
         closest = max(near.values(), default=0.0)
         if closest < self.settings.core_sentence_floor:
@@ -471,6 +486,8 @@ _ALTERNATIVE = re.compile(r"\s+(?:or|ou|o|oder|oppure)\s+", re.I)  # "X or Y" (o
 
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
+# a name given as an instance of what is asked: "models like Whisper", "such as Whisper or Canary", "Medusa-style heads"
+_INSTANCE_BEFORE = re.compile(r"\b(?:like|such as|e\.g\.?|including|for (?:example|instance))\W+(?:\S+\W+(?:or|and)\W+)?$", re.I)
 # a name given as an example or a point of comparison, not the thing asked about
 _EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
                       r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
