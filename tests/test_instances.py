@@ -51,3 +51,12 @@ def test_an_acronym_before_style_borrows_an_idea_and_names_no_instance(answerer)
     judge = answerer.judge
     assert judge._example_unknown("Has anyone trained a classifier against corruptions GAN-style?") == []
     assert judge._example_unknown("Any Medusa-style heads, like Hydra?") == ["Medusa", "Hydra"]
+
+
+def test_two_papers_called_by_name_split_the_core_as_a_comparison_does(tmp_path):
+    """Each paper holds its own name and not the other's: with the split-term test at its most eager (`core_term_gap` 0),
+    a question calling both by name is still about them, never a neighbouring topic."""
+    index = ingested(tmp_path / "data", write_seed_file(tmp_path / "papers.txt", PAPERS))
+    result = answerer_over(index, core_term_gap=0.0).ask(
+        "Bitshrink and Leapdraft both make language models cheaper to run: how do their approaches differ?")
+    assert result.refusal_reason is None and {"Bitshrink", "Leapdraft"} <= set(result.answer.replace("*", " ").split())

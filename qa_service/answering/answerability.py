@@ -75,10 +75,13 @@ class AnswerabilityJudge:
     def decide(self, question: str, found: Retrieval) -> Verdict:
         asking = without_venues(asking_part(question))
         named = [h for h in found.hits if h.named]
-        off = self._off_core(question, asking, found.hits, named) if named and is_plural(question) and not self._foreign(asking) else None
-        if off is not None:
-            return Verdict.no(RefusalReason.OFF_TOPIC, off)  # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere
         called = self._by_label(named, asking, found) if named else []  # the papers it calls by their own names
+        # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere; "SeedPrints and ENS both ...": the two
+        # papers it calls by name split its core between them, as a comparison does
+        plural = named and is_plural(question) and len(called) < 2 and not self._foreign(asking)
+        off = self._off_core(question, asking, found.hits, named) if plural else None
+        if off is not None:
+            return Verdict.no(RefusalReason.OFF_TOPIC, off)
         unknown = self._unknown(asking, found)
         one = named and not is_plural(question) and not found.authors
         compared = self._compared_only(called, asking, found, unknown) if one and called else []
