@@ -21,9 +21,14 @@ PAPERS = [
 
 
 @pytest.fixture(scope="module")
-def answerer(tmp_path_factory):
+def index(tmp_path_factory):
     folder = tmp_path_factory.mktemp("instances")
-    return answerer_over(ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS)))
+    return ingested(folder / "data", write_seed_file(folder / "papers.txt", PAPERS))
+
+
+@pytest.fixture(scope="module")
+def answerer(index):
+    return answerer_over(index)
 
 
 @pytest.mark.parametrize("question, instance", [
@@ -53,10 +58,9 @@ def test_an_acronym_before_style_borrows_an_idea_and_names_no_instance(answerer)
     assert judge._example_unknown("Any Medusa-style heads, like Hydra?") == ["Medusa", "Hydra"]
 
 
-def test_two_papers_called_by_name_split_the_core_as_a_comparison_does(tmp_path):
+def test_two_papers_called_by_name_split_the_core_as_a_comparison_does(index):
     """Each paper holds its own name and not the other's: with the split-term test at its most eager (`core_term_gap` 0),
     a question calling both by name is still about them, never a neighbouring topic."""
-    index = ingested(tmp_path / "data", write_seed_file(tmp_path / "papers.txt", PAPERS))
     result = answerer_over(index, core_term_gap=0.0).ask(
         "Bitshrink and Leapdraft both make language models cheaper to run: how do their approaches differ?")
     assert result.refusal_reason is None and {"Bitshrink", "Leapdraft"} <= set(result.answer.replace("*", " ").split())

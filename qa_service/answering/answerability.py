@@ -78,8 +78,8 @@ class AnswerabilityJudge:
         called = self._by_label(named, asking, found) if named else []  # the papers it calls by their own names
         # "EEG emotion recognition, which papers?": EEG is named, emotion nowhere; "SeedPrints and ENS both ...": the two
         # papers it calls by name split its core between them, as a comparison does
-        plural = named and is_plural(question) and len(called) < 2 and not self._foreign(asking)
-        off = self._off_core(question, asking, found.hits, named) if plural else None
+        topical = named and is_plural(question) and len(called) < 2 and not self._foreign(asking)
+        off = self._off_core(question, asking, found.hits, named) if topical else None
         if off is not None:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)
         unknown = self._unknown(asking, found)
@@ -150,19 +150,20 @@ class AnswerabilityJudge:
         models like Whisper", "Medusa-style heads"): a corpus that had the topic would most likely name it, so with the
         question's core held by no paper, the topic is a neighbour of the corpus's, not one of them. An acronym before
         "-style" names a family of methods the question borrows an idea from ("GAN-style": adversarial), not an instance."""
-        unseen = self.idf(UNSEEN)
-        akin = [m.group(1) for m in _AKIN.finditer(asking) if _CAPITALISED.fullmatch(m.group(1))
-                and all(self.idf(t) >= unseen for t in content_terms(m.group(1)))]
+        akin = [m.group(1) for m in _AKIN.finditer(asking) if _CAPITALISED.fullmatch(m.group(1)) and self._unused(m.group(1))]
         listed = self._unseen_proper(asking, lambda w, bare: bool(_INSTANCE_BEFORE.search(bare[: bare.find(w)])))
         return list(dict.fromkeys(akin + listed))
 
     def _unseen_proper(self, asking: str, placed: Callable[[str, str], bool]) -> list[str]:
         """The capitalised words past a sentence's first that no abstract uses and that stand where `placed(word, question)`
         says, read in the question with its possessives taken off ("How do Medusa's heads draft?": Medusa, the subject)."""
-        unseen = self.idf(UNSEEN)
         bare = _POSSESSIVE.sub("", asking)
-        return [w for w in sorted(_proper_words(bare, self._language(asking)))
-                if not is_venue(w) and placed(w, bare) and all(self.idf(t) >= unseen for t in content_terms(w))]
+        return [w for w in sorted(_proper_words(bare, self._language(asking))) if not is_venue(w) and placed(w, bare) and self._unused(w)]
+
+    def _unused(self, word: str) -> bool:
+        """No abstract uses any term of the word (each is as rare as a term never seen)."""
+        unseen = self.idf(UNSEEN)
+        return all(self.idf(t) >= unseen for t in content_terms(word))
 
     def _typed_lower(self, asking: str) -> list[str]:
         """Names typed in lower case, as a keyword query types them ("wikitext2", "movielens-1m", "gpt2"): letters the language
@@ -332,9 +333,10 @@ class AnswerabilityJudge:
         if self._holding(asking, hits) if held is None else held:
             return None  # one paper holds the whole core
         examples = self._example_unknown(asking)
-        rest = _AKIN.sub(lambda m: "" if m.group(1) in examples else m.group(0), asking)  # "Medusa-style" goes whole
-        if examples and not self._holding(without_words(rest, {t for e in examples for t in content_terms(e)}), hits):
-            return either(examples)  # "speech recognition models such as Whisper": neither the topic nor its instance is here
+        if examples:  # "speech recognition models such as Whisper": neither the topic nor its instance is here
+            rest = _AKIN.sub(lambda m: "" if m.group(1) in examples else m.group(0), asking)  # "Medusa-style" goes whole
+            if not self._holding(without_words(rest, {t for e in examples for t in content_terms(e)}), hits):
+                return either(examples)
         near = dict(zip([h.paper_id for h in hits], self.closeness(question, [h.text for h in hits])))
         closest = max(near.values(), default=0.0)
         if closest < self.settings.core_sentence_floor:
@@ -490,9 +492,10 @@ _ALTERNATIVE = re.compile(r"\s+(?:or|ou|o|oder|oppure)\s+", re.I)  # "X or Y" (o
 COSINE_GAP_OFF = 2.0  # two cosines never differ by more: a core_term_gap this high turns the term test off
 
 # a name given as an instance of what is asked: "models like Whisper", "such as Whisper or Canary", "Medusa-style heads"
-_INSTANCE_BEFORE = re.compile(r"\b(?:like|such as|e\.g\.?|including|for (?:example|instance))\W+(?:\S+\W+(?:or|and)\W+)?$", re.I)
+_INSTANCE_WORDS = r"like|such as|e\.g\.?|including|for (?:example|instance)"
+_INSTANCE_BEFORE = re.compile(rf"\b(?:{_INSTANCE_WORDS})\W+(?:\S+\W+(?:or|and)\W+)?$", re.I)
 # a name given as an example or a point of comparison, not the thing asked about
-_EXAMPLE = re.compile(r"\b(?:like|such as|e\.g\.?|i\.e\.?|including|for (?:example|instance)|vs\.?|versus|than|"
+_EXAMPLE = re.compile(rf"\b(?:{_INSTANCE_WORDS}|i\.e\.?|vs\.?|versus|than|"
                       r"compared (?:to|with)|other than|besides|beyond|instead of)\W+(?:\S+\W+){0,3}$", re.I)
 # a name after these is a thing asked of the paper ("on the TUH EEG corpus", "against ViT-B/16"), or the figure asked for
 # ("what MSE does it get"), not the paper asked about
