@@ -50,6 +50,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh24_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh25_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh28_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh29_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
