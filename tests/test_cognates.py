@@ -33,7 +33,7 @@ def book(min_stem: int = 6) -> CognateBook:
 
 
 def test_a_word_stemmed_in_its_language_is_the_corpus_english_term():
-    assert book().gloss("¿Qué trabajos estudian la interpretabilidad?", "es") == {"interpretabilidad": "interpretation"}
+    assert book().gloss("¿Qué trabajos estudian la interpretabilidad?", "es") == {"interpretabilidad": "interpretability"}
     assert book().gloss("Quais artigos tratam da calibração?", "pt") == {"calibração": "calibration"}
 
 
@@ -42,10 +42,13 @@ def test_a_cognate_may_be_one_edit_away_per_six_letters():
     assert book().gloss("¿Hay trabajos sobre cuantización?", "es") == {"cuantización": "quantization"}
 
 
-def test_a_short_stem_is_never_matched_a_false_friend_as_likely_as_a_cognate():
-    """"numérique" stems to numer, as "numerous" does: five letters say too little (`cognate_min_stem`)."""
-    assert book().gloss("Des travaux sur le tatouage numérique ?", "fr") == {}
-    assert book(min_stem=5).gloss("Des travaux sur le tatouage numérique ?", "fr") == {"numérique": "numerous"}
+def test_a_short_stem_is_never_matched_within_an_edit_a_false_friend_as_likely_as_a_cognate():
+    """"numérique" stems to numer, one edit from nothing here but "numerous"'s own numer: five letters are matched only as
+    they stand (EXACT_STEM_LETTERS), never an edit away (`cognate_min_stem`)."""
+    assert book()._match("numer") == "numer"  # the corpus's stem as it stands
+    assert book()._match("numir") is None
+    # read by its ending, the word is whole: -ique is English -ic or -ical, and "numerical" is an English word
+    assert book().gloss("Des travaux sur le tatouage numérique ?", "fr") == {"numérique": "numerical"}
 
 
 def test_common_words_on_either_side_are_never_glossed():
@@ -89,7 +92,7 @@ def test_a_question_in_another_language_finds_the_paper_its_cognates_name(index,
 
 def test_the_gloss_follows_each_word_inside_the_question(index):
     bridged = answerer(index).bridged("¿Qué trabajos estudian la interpretabilidad de los circuitos?")
-    assert bridged == "¿Qué trabajos estudian la interpretabilidad (interpretation) de los circuitos (circuit)?"
+    assert bridged == "¿Qué trabajos estudian la interpretabilidad (interpretability) de los circuitos (circuit)?"
     assert answerer(index).bridged("Which papers study interpretability?") == "Which papers study interpretability?"
 
 
@@ -129,3 +132,38 @@ def test_a_cognate_may_carry_a_derivational_suffix_of_its_own():
     assert small._match("kalibrierungs") is None
     assert CognateBook({"calibr"}, stem, CognateRules(suffix_letters=0))._match("kalibrier") is None
     assert small.gloss("Welche Arbeiten nutzen Kalibrierung?", "de") == {"Kalibrierung": "calibration"}
+
+
+# English words a respelt ending must reach: a long English word stems short ("initialization" -> initi, below
+# cognate_min_stem), so no stem of these is found by the stem look-up
+RESPELT = [
+    "We study initialization of deep networks and its attribution to training dynamics.",
+    "A diffusion sampler with quantization and calibration of the scores; evaluated on twelve tasks, it is regularized.",
+]
+
+
+def respelt_book() -> CognateBook:
+    return CognateBook(set().union(*(content_terms(text) for text in RESPELT)), stem, CognateRules())
+
+
+@pytest.mark.parametrize("question, language, word, english", [
+    ("¿Cómo se hace la inicialización?", "es", "inicialización", "initialization"),   # -ción is -tion, c for t
+    ("¿Qué dice sobre la atribución?", "es", "atribución", "attribution"),            # a single t for tt
+    ("Como funciona a difusão?", "pt", "difusão", "diffusion"),                        # -são is -sion, f for ff
+    ("Wie wird die Quantisierung gemacht?", "de", "Quantisierung", "quantization"),    # -isierung is -ization
+    ("Wie wird die Kalibrierung gemacht?", "de", "Kalibrierung", "calibration"),       # -ierung is -ation, k for c
+    ("Wurde es evaluiert?", "de", "evaluiert", "evaluated"),                           # -iert: -ed or -ated, the closer
+])
+def test_a_word_read_by_its_ending_is_the_english_word_it_corresponds_to(question, language, word, english):
+    """A derivational ending is its English one ("inicialización": inicializ + ation), and the word so respelt is one edit
+    from the English word at most: the stem look-up cannot find these (initialization stems to initi, five letters)."""
+    assert respelt_book().gloss(question, language) == {word: english}
+    assert CognateBook(set(), stem, CognateRules()).gloss(question, language) == {}  # only the corpus's terms are named
+
+
+def test_a_short_respelt_word_must_be_the_english_word_exactly():
+    """"lignée" (lineage) respelt is "ligned", one edit from "signed"; "basada" is "based", one edit from "biased": below
+    eight letters a respelt word must be an English word as it stands (RESPELT_EDIT_LETTERS), never one edit away."""
+    near = CognateBook(set().union(content_terms("signed and biased results")), stem, CognateRules())
+    assert near.gloss("Quelle lignée ?", "fr") == {}
+    assert near.gloss("¿Está basada en datos?", "es") == {}

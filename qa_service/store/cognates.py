@@ -5,9 +5,13 @@ word with an abstract on interpretability, so retrieval, the relevance judgement
 of its topic. Scientific vocabulary is mostly shared across these languages: stemmed in its own language
 ("interpretabilidad" -> interpret, "cuantización" -> cuantiz) a word is the corpus's English stem, or one edit from it per
 `cognate_letters_per_edit` letters (quantiz), or is one with a derivational suffix of its own of at most
-`cognate_suffix_letters` letters ("Kalibrierung" -> kalibrier, calibr and -ier). The match is against the corpus's own vocabulary, so a gloss only ever
+`cognate_suffix_letters` letters ("Kalibrierung" -> kalibrier, calibr and -ier). A word with a derivational ending whose
+English ending is known (-ción/-ção -tion, -idad/-ité -ity, -ierung -ation: `ENDINGS`, the languages' morphology, not
+this corpus's words) is first respelt with it and compared whole with the English words of the corpus's terms
+("inicialización" -> inicialization, one edit from initialization, whose stem initi is too short to look up). The match
+is against the corpus's own vocabulary, so a gloss only ever
 names a term some abstract uses; each is given as the commonest English word of that stem (wordfreq, installed), which
-is what an embedder reads. No dictionary: a word with no cognate ("Beobachtbarkeit", "navegador") adds nothing.
+is what an embedder reads (a respelt word is glossed as the English word it matched). No dictionary: a word with no cognate ("Beobachtbarkeit", "navegador") adds nothing.
 """
 
 from __future__ import annotations
@@ -25,7 +29,35 @@ from wordfreq import iter_wordlist, zipf_frequency
 from .filters import normalize
 
 STEMMERS = {"es": "spanish", "pt": "portuguese", "fr": "french", "de": "german"}
+# derivational endings of a language and the English ones they correspond to, longest first (Romance -ción/-ção is
+# English -tion, -dad/-dade/-ité -ity, -mente/-ement -ly; German -isierung -ization, -ierung -ation, -ität -ity); where
+# English has two ("evaluado": evaluated, "entrenado"... trained), the closer word wins
+ENDINGS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "es": (("idades", ("ities",)), ("idad", ("ity",)), ("ciones", ("tions",)), ("cion", ("tion",)), ("siones", ("sions",)),
+           ("sion", ("sion",)), ("mente", ("ly",)), ("encia", ("ence", "ency")), ("ancia", ("ance", "ancy")),
+           ("ados", ("ed", "ated")), ("adas", ("ed", "ated")), ("ado", ("ed", "ated")), ("ada", ("ed", "ated")),
+           ("icos", ("ic", "ical")), ("icas", ("ic", "ical")), ("ico", ("ic", "ical")), ("ica", ("ic", "ical")),
+           ("ivos", ("ive",)), ("ivas", ("ive",)), ("ivo", ("ive",)), ("iva", ("ive",))),
+    "pt": (("idades", ("ities",)), ("idade", ("ity",)), ("coes", ("tions",)), ("cao", ("tion",)), ("soes", ("sions",)),
+           ("sao", ("sion",)), ("mente", ("ly",)), ("encia", ("ence", "ency")), ("ancia", ("ance", "ancy")),
+           ("ados", ("ed", "ated")), ("adas", ("ed", "ated")), ("ado", ("ed", "ated")), ("ada", ("ed", "ated")),
+           ("icos", ("ic", "ical")), ("icas", ("ic", "ical")), ("ico", ("ic", "ical")), ("ica", ("ic", "ical")),
+           ("ivos", ("ive",)), ("ivas", ("ive",)), ("ivo", ("ive",)), ("iva", ("ive",))),
+    "fr": (("isations", ("izations",)), ("isation", ("ization",)), ("ites", ("ities",)), ("ite", ("ity",)),
+           ("iques", ("ic", "ics", "ical")), ("ique", ("ic", "ics", "ical")), ("ement", ("ly",)), ("ees", ("ed", "ated")),
+           ("ee", ("ed", "ated")), ("ifs", ("ive",)), ("ives", ("ive",)), ("if", ("ive",)), ("ive", ("ive",))),
+    "de": (("isierungen", ("izations",)), ("isierung", ("ization",)), ("ierungen", ("ations",)), ("ierung", ("ation",)),
+           ("itaten", ("ities",)), ("itat", ("ity",)), ("isch", ("ic", "ical")), ("iert", ("ed", "ated")), ("ieren", ("", "e", "ate"))),
+}
+EXACT_STEM_LETTERS = 5  # a stem the corpus has as it stands counts from five letters ("pilotent": pilot; "navigateur": navig)
+RESPELT_EDITS = 1  # a respelt word is its English cognate but for one sound's spelling (c for t, a single f for ff)...
+RESPELT_EDIT_LETTERS = 8  # ... in a word of at least this many letters: a shorter one is as near a false friend ("lignée" -> signed)
 _WORD = re.compile(r"[^\W\d_]+")
+
+
+def _ending(plain: str, language: str) -> tuple[str, tuple[str, ...]] | None:
+    """The derivational ending of a (folded) word in its language with the English endings it corresponds to, if any."""
+    return next(((e, english) for e, english in ENDINGS.get(language, ()) if plain.endswith(e) and len(plain) - len(e) >= 3), None)
 
 
 @dataclass(frozen=True)
@@ -59,6 +91,8 @@ class CognateBook:
         self._stemmers = {language: Stemmer.Stemmer(name) for language, name in STEMMERS.items()}
         self._english: list[str] | None = None  # English words that may be a term's word, sorted, for its commonest
         self._rank: dict[str, int] = {}
+        self._whole: dict[int, list[str]] | None = None  # English words of the corpus's terms, by length
+        self._order: dict[str, int] = {}  # ... each with its rank in English
 
     def gloss(self, question: str, language: str) -> dict[str, str]:
         """Each word of the question (in `language`) that is a cognate of a corpus term, with that term's English word."""
@@ -73,23 +107,26 @@ class CognateBook:
             if self.stem(word) in self._vocabulary:
                 continue  # the corpus's word already ("agents", "mobile")
             own = normalize(stemmer.stemWord(word.lower()))  # accents off, ß as ss: caracteristic
-            if own not in self._vocabulary:
+            ending = _ending(normalize(word), language)
+            if own not in self._vocabulary or ending:
                 if scans >= self.rules.most_lookups:
                     continue
                 scans += 1
-            term = self._match(own)
-            english = self._surface(term) if term is not None else ""
+            respelt = self._respelt(normalize(word), ending) if ending else None  # "inicialización": initialization
+            term = None if respelt else self._match(own)
+            english = respelt or (self._surface(term) if term is not None else "")
             if english and zipf_frequency(english, "en") < self.rules.common_zipf:  # "control", "model" say little of a topic
                 found[word] = english
         return found
 
     def _match(self, stem: str) -> str | None:
-        """The vocabulary's stem this one is, or is within the edit budget of (the nearest), else the one its start is
-        before a suffix of its own; None when none is."""
+        """The vocabulary's stem this one is (`EXACT_STEM_LETTERS` on), or is within the edit budget of (the nearest), else the
+        one its start is before a suffix of its own (`cognate_min_stem` on: an edit is what makes a false friend likely);
+        None when none is."""
+        if stem in self._vocabulary and len(stem) >= EXACT_STEM_LETTERS:
+            return stem
         if len(stem) < self.rules.min_stem:
             return None
-        if stem in self._vocabulary:
-            return stem
         most = len(stem) // self.rules.letters_per_edit
         best: tuple[int, str] | None = None
         for n in range(len(stem) - most, len(stem) + most + 1):
@@ -108,6 +145,35 @@ class CognateBook:
                 if match is not None and (best is None or (match[1], str(match[0])) < best):
                     best = (int(match[1]), str(match[0]))
         return best[1] if best is not None else None
+
+    def _respelt(self, plain: str, ending: tuple[str, tuple[str, ...]]) -> str | None:
+        """The English word of a corpus term a word (`plain`: folded) is once its derivational ending is the English one it
+        corresponds to ("inicialización" -> inicialization: initialization; "Kalibrierung" -> kalibration: calibration),
+        whole words compared (a long English word's stem is short: initialization -> initi), `RESPELT_EDITS` apart at
+        most; None when no word is that close."""
+        own, english = ending
+        words = self._words()
+        best: tuple[int, int, str] | None = None
+        for respelt in (plain[: len(plain) - len(own)] + e for e in english):
+            if len(respelt) < self.rules.min_stem:
+                continue  # "basada" -> based is one edit from biased: a short word has too many neighbours
+            edits = RESPELT_EDITS if len(respelt) >= RESPELT_EDIT_LETTERS else 0
+            for n in range(len(respelt) - edits, len(respelt) + edits + 1):
+                match = process.extractOne(respelt, words.get(n, []), scorer=Levenshtein.distance, score_cutoff=edits)
+                if match is not None and (best is None or (match[1], self._order[match[0]]) < best[:2]):
+                    best = (int(match[1]), self._order[match[0]], str(match[0]))  # the commonest of equally close words
+        return best[2] if best is not None else None
+
+    def _words(self) -> dict[int, list[str]]:
+        """English words (wordfreq) that stem to a corpus term, by length: what a respelt word is matched against."""
+        if self._whole is None:
+            words = [w for w in iter_wordlist("en") if len(w) >= self.rules.min_stem and w.isascii() and w.isalpha()]
+            self._whole = {}
+            for w in words:
+                if self.stem(w) in self._vocabulary:
+                    self._whole.setdefault(len(w), []).append(w)
+                    self._order[w] = len(self._order)  # wordfreq lists the commonest first
+        return self._whole
 
     def _surface(self, term: str) -> str:
         """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
