@@ -168,11 +168,14 @@ class CognateBook:
         """English words (wordfreq) that stem to a corpus term, by length: what a respelt word is matched against."""
         if self._whole is None:
             words = [w for w in iter_wordlist("en") if len(w) >= self.rules.min_stem and w.isascii() and w.isalpha()]
-            self._whole = {}
+            whole: dict[int, list[str]] = {}
+            order: dict[str, int] = {}
             for w in words:
                 if self.stem(w) in self._vocabulary:
-                    self._whole.setdefault(len(w), []).append(w)
-                    self._order[w] = len(self._order)  # wordfreq lists the commonest first
+                    whole.setdefault(len(w), []).append(w)
+                    order[w] = len(order)  # wordfreq lists the commonest first
+            self._order = order
+            self._whole = whole  # last: a request thread seeing it sees the whole list and its order
         return self._whole
 
     def _surface(self, term: str) -> str:
