@@ -107,12 +107,13 @@ class CognateBook:
             if self.stem(word) in self._vocabulary:
                 continue  # the corpus's word already ("agents", "mobile")
             own = normalize(stemmer.stemWord(word.lower()))  # accents off, ß as ss: caracteristic
-            ending = _ending(normalize(word), language)
+            plain = normalize(word)
+            ending = _ending(plain, language)
             if own not in self._vocabulary or ending:
                 if scans >= self.rules.most_lookups:
                     continue
                 scans += 1
-            respelt = self._respelt(normalize(word), ending) if ending else None  # "inicialización": initialization
+            respelt = self._respelt(plain, ending) if ending else None  # "inicialización": initialization
             term = None if respelt else self._match(own)
             english = respelt or (self._surface(term) if term is not None else "")
             if english and zipf_frequency(english, "en") < self.rules.common_zipf:  # "control", "model" say little of a topic
