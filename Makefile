@@ -51,6 +51,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh25_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh28_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh29_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh30_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data

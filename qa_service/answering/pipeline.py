@@ -20,6 +20,7 @@ from .citations import CitationChecker
 from .evidence import spaced_language
 from ..config import Settings
 from ..store.chinese import GlossRules, has_han
+from ..store.katakana import has_katakana
 from ..store.cognates import CognateRules
 from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
@@ -133,6 +134,7 @@ class Answerer:
         self._cognate_rules = CognateRules(settings.cognate_min_stem, settings.cognate_letters_per_edit, settings.cognate_common_zipf,
                                            settings.max_typo_lookups, settings.cognate_suffix_letters)
         self._gloss_rules = GlossRules(settings.chinese_min_chars, settings.chinese_senses, settings.chinese_sense_words)
+        self._katakana_rules = GlossRules(settings.katakana_min_chars, settings.chinese_senses, settings.chinese_sense_words)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
                 scope: Scope | None = None) -> Prepared:
@@ -175,11 +177,15 @@ class Answerer:
         characters is followed by its words' English senses ("...过程奖励模型... (process reward model)"), after the question
         rather than in it: its own words stay whole for the question's reading ("多少" asks for a figure). Others are read
         as asked."""
-        if self.settings.chinese_min_chars and has_han(question):
-            gloss = self.corpora.chinese(question, self._gloss_rules)
+        chinese = bool(self.settings.chinese_min_chars and has_han(question))
+        katakana = bool(self.settings.katakana_min_chars and has_katakana(question))
+        if chinese or katakana:
+            gloss = self.corpora.chinese(question, self._gloss_rules) if chinese else {}
+            if katakana:
+                gloss.update(self.corpora.katakana(question, self._katakana_rules))
             if not gloss:
                 return question
-            return f"{question} ({' '.join(gloss.values())})"
+            return f"{question} ({' '.join(gloss[word] for word in sorted(gloss, key=question.find))})"
         language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
         if language is None:
             return question

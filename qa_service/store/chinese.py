@@ -70,7 +70,7 @@ class ChineseGlossary:
                 self.longest = max(self.longest, len(simplified), len(traditional))
                 if len(simplified) < rules.min_chars:
                     continue
-                terms = _senses(senses, rules.sense_words)
+                terms = term_senses(senses, rules.sense_words)
                 for headword in {traditional, simplified}:  # a headword of several entries: the first's senses first
                     have = every.setdefault(headword, [])
                     have.extend(s for s in terms if s not in have)
@@ -92,18 +92,24 @@ class ChineseGlossary:
 
     def cut(self, run: str) -> list[str]:
         """A run of characters as the dictionary's words, the longest first from the left."""
-        words, i = [], 0
-        while i < len(run):
-            for n in range(min(self.longest, len(run) - i), 0, -1):
-                if n == 1 or run[i : i + n] in self.words:
-                    words.append(run[i : i + n])
-                    i += n
-                    break
-        return words
+        return longest_cut(run, self.words, self.longest)
 
 
-def _senses(field: str, most_words: int) -> list[str]:
-    """A CC-CEDICT entry's senses as plain English terms: brackets, "to " and cross-references out."""
+def longest_cut(run: str, words: Collection[str], longest: int) -> list[str]:
+    """A run of unspaced script as a dictionary's words (none longer than `longest`), the longest first from the left;
+    a character no word starts with stands alone."""
+    found, i = [], 0
+    while i < len(run):
+        for n in range(min(longest, len(run) - i), 0, -1):
+            if n == 1 or run[i : i + n] in words:
+                found.append(run[i : i + n])
+                i += n
+                break
+    return found
+
+
+def term_senses(field: str, most_words: int) -> list[str]:
+    """A dictionary entry's senses (split at / or ;) as plain English terms: brackets, "to " and cross-references out."""
     found = []
     for sense in re.split(r"[/;]", field):
         sense = sense.strip()

@@ -285,6 +285,14 @@ class Corpora:
                 found.setdefault(word, english)
         return found
 
+    def katakana(self, question: str, rules: GlossRules) -> dict[str, str]:
+        """The question's katakana words with the English senses of them a corpus loaded uses."""
+        found: dict[str, str] = {}
+        for index in list(self._indexes.values()):
+            for word, english in index.lexical.katakana(question, rules).items():
+                found.setdefault(word, english)
+        return found
+
     # -- writing ---------------------------------------------------------------------
     def check_unique(self, papers: Sequence[Paper], into: str) -> None:
         """Paper ids are unique across corpora: refuse, before anything is written, ids another corpus holds."""

@@ -27,6 +27,7 @@ from ..corpus.abbreviations import by_long_form, definitions, expansions
 from ..records import paper_of
 from .chinese import ChineseGlossary, GlossRules
 from .cognates import CognateBook, CognateRules
+from .katakana import KatakanaGlossary
 from .spelling import Respelling, respelt_terms
 
 META = "qa_meta.json"
@@ -84,6 +85,7 @@ class LexicalIndex:
         self._vocab_terms: dict[str, list[str]] | None = None  # the vocabulary by first letter, for spelling look-ups
         self._cognates: dict[CognateRules, CognateBook] = {}  # by its settings, built on the first foreign question
         self._glossaries: dict[GlossRules, ChineseGlossary] = {}  # by its settings, built on the first Chinese question
+        self._katakana: dict[GlossRules, KatakanaGlossary] = {}  # by its settings, built on the first katakana word
 
     @classmethod
     def build(cls, chunk_ids: Sequence[str], texts: Sequence[str], paper_ids: Sequence[str], version: str,
@@ -154,6 +156,14 @@ class LexicalIndex:
         if glossary is None:  # built whole, then published
             glossary = ChineseGlossary(self._vocab, stem, rules)
             self._glossaries[rules] = glossary
+        return glossary.gloss(question)
+
+    def katakana(self, question: str, rules: GlossRules) -> dict[str, str]:
+        """The question's katakana words (Japanese loanwords) with the English senses of them this corpus uses."""
+        glossary = self._katakana.get(rules)
+        if glossary is None:  # built whole, then published
+            glossary = KatakanaGlossary(self._vocab, content_terms_each, rules)
+            self._katakana[rules] = glossary
         return glossary.gloss(question)
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
