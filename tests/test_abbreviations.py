@@ -79,6 +79,19 @@ def test_a_question_spelling_out_a_paper_s_own_short_name_calls_that_paper():
     assert [m.name for m in NameResolver(book, lambda w: True, Settings()).resolve("the tool-call reward model paper")[0]] == []
 
 
+def test_a_name_typed_as_two_words_is_one_but_two_short_words_of_the_sentence_are_not():
+    """"Router Arena" and "VI 2N" call their papers; "o de" in "problemas de código o de software" joins to ode, a paper's
+    short name, but two short lower-case words are the sentence's own (shorter than `name_typo_min_length`)."""
+    from qa_service.config import Settings
+    from qa_service.corpus.names import NameResolver, build_name_book
+    book = build_name_book({"p:1": {"ODE"}, "p:2": {"RouterArena"}, "p:3": {"VI2N"}}, 3)
+    resolver = NameResolver(book, lambda w: True, Settings())
+    assert resolver.resolve("¿Qué artículos aplican LLMs a problemas de código o de software?")[0] == []
+    assert [m.name for m in resolver.resolve("What does the ODE paper forecast?")[0]] == ["ODE"]
+    assert [m.name for m in resolver.resolve("how does router arena rank routers")[0]] == ["RouterArena"]
+    assert [m.name for m in resolver.resolve("What is VI 2N?")[0]] == ["VI2N"]
+
+
 def test_two_papers_one_called_by_its_spelt_out_name_are_each_answered(tmp_path):
     """Asked of Quillon and "the echo tuning loss paper" (ETL spelt out), the answer cites both, each with its own method;
     without the long form read as a name only Quillon was answered."""

@@ -209,7 +209,11 @@ class NameResolver:
         every name: a question's work stays bounded however many name-shaped words it holds."""
         words = [_POSSESSIVE.sub("", w).strip("'’-\u2010\u2011") for w in _WORD.findall(question)[: self.settings.max_question_words]]
         words = [w for w in words if w]
-        candidates = [(w, name_key(w)) for w in words] + [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
+        # a name typed as two words ("Router Arena", "k2 agent", "VI 2N"); two short lower-case words are the sentence's own
+        # ("problemas de código o de software": "o de" is no ODE), as a short word is never a name a typo away
+        pairs = [(f"{a} {b}", name_key(a + b)) for a, b in zip(words, words[1:])]
+        candidates = [(w, name_key(w)) for w in words] + [
+            (typed, key) for typed, key in pairs if not (typed.islower() and len(key) < self.settings.name_typo_min_length)]
         candidates += [(part, name_key(part)) for w in words if name_key(w) not in self.book for part in joined_name(w)]
         known = {w: self.known_word(w) for w in words}  # each word analysed once
         matches: dict[str, NameMatch] = {}
