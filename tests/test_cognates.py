@@ -90,6 +90,17 @@ def test_a_question_in_another_language_finds_the_paper_its_cognates_name(index,
     assert off.refusal_reason is RefusalReason.OFF_TOPIC
 
 
+def test_the_first_question_of_a_process_is_read_as_any_other(index):
+    """`qa-service ask` in Spanish, or a notebook's first question: no search has loaded a corpus yet, and the question is
+    read before its search, so its cognates are looked up in the corpus's vocabulary loaded for it, not in none."""
+    from qa_service.service import open_service
+    fresh = open_service(index.settings.data_dir, index.settings)
+    question = "¿Qué trabajos estudian la interpretabilidad de los transformadores?"
+    assert "(interpretability)" in fresh.answerer.bridged(question)
+    result = open_service(index.settings.data_dir, index.settings).ask(question)
+    assert result.refusal_reason is None and {c.label for c in result.citations} == {"CircuitLens"}
+
+
 def test_the_gloss_follows_each_word_inside_the_question(index):
     bridged = answerer(index).bridged("¿Qué trabajos estudian la interpretabilidad de los circuitos?")
     assert bridged == "¿Qué trabajos estudian la interpretabilidad (interpretability) de los circuitos (circuit)?"

@@ -104,6 +104,13 @@ def test_a_japanese_question_in_loanwords_finds_the_paper_they_mean(index):
     assert off.refusal_reason is RefusalReason.OFF_TOPIC
 
 
+def test_the_first_question_of_a_process_in_japanese_is_glossed(index):
+    """A process whose first question is Japanese (`qa-service ask`): the corpus's vocabulary is loaded for its gloss."""
+    from qa_service.service import open_service
+    fresh = open_service(index.settings.data_dir, index.settings)
+    assert fresh.answerer.bridged("キャリブレーションの論文は？") == "キャリブレーションの論文は？ (calibration)"
+
+
 def test_the_senses_follow_the_question_in_its_order_kanji_and_katakana_alike(index):
     """A question of katakana and kanji: the katakana by JMdict, the kanji by CC-CEDICT ("投票", vote), the senses in the
     question's order after it as asked."""

@@ -156,7 +156,7 @@ class Answerer:
             return Prepared(standalone, asked, None, Verdict.yes(), Retrieval(standalone), timings, scope, listing)
         if k is None and is_plural(standalone):
             k = max(self.settings.retrieval_k, self.settings.plural_k)  # a question about several papers needs a wider net
-        searched = self.bridged(standalone)
+        searched = self.bridged(standalone, scope)
         found = self.retriever.retrieve(searched, k, scope=scope)
         verdict = self.judge.decide(searched, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
@@ -170,26 +170,27 @@ class Answerer:
                                            self.settings.answer_tokens, history, instructions)
         return prepared
 
-    def bridged(self, question: str) -> str:
+    def bridged(self, question: str, scope: Scope | None = None) -> str:
         """A question in Spanish, Portuguese, French or German with, after each of its words that is a cognate of a term of
         the corpus, that term's English word ("métodos de interpretabilidad (interpretation)"): what retrieval, the judge
         and the offline model read, so that MiniLM and BM25, which read English, see its topic. A question in Chinese
-        characters is followed by its words' English senses ("...过程奖励模型... (process reward model)"), after the question
-        rather than in it: its own words stay whole for the question's reading ("多少" asks for a figure). Others are read
-        as asked."""
+        characters, or Japanese katakana, is followed by its words' English senses ("...过程奖励模型... (process reward model)"),
+        after the question rather than in it: its own words stay whole for the question's reading ("多少" asks for a figure).
+        Others are read as asked. The words are read against the vocabularies of `scope`'s corpora (the request's)."""
+        scope = scope or self.corpora.scope()
         chinese = bool(self.settings.chinese_min_chars and has_han(question))
         katakana = bool(self.settings.katakana_min_chars and has_katakana(question))
         if chinese or katakana:
-            gloss = self.corpora.chinese(question, self._gloss_rules) if chinese else {}
+            gloss = scope.glosses(lambda lexical: lexical.chinese(question, self._gloss_rules)) if chinese else {}
             if katakana:
-                gloss.update(self.corpora.katakana(question, self._katakana_rules))
+                gloss.update(scope.glosses(lambda lexical: lexical.katakana(question, self._katakana_rules)))
             if not gloss:
                 return question
             return f"{question} ({' '.join(gloss[word] for word in sorted(gloss, key=question.find))})"
         language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
         if language is None:
             return question
-        gloss = self.corpora.cognates(question, language, self._cognate_rules)
+        gloss = scope.glosses(lambda lexical: lexical.cognates(question, language, self._cognate_rules))
         for word, english in gloss.items():
             question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
         return question

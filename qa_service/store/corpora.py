@@ -25,8 +25,6 @@ from ..config import Settings
 from ..errors import CorpusError, NotFound
 from ..records import Paper
 from .chroma import Connection
-from .chinese import GlossRules
-from .cognates import CognateRules
 from .filters import NO_FILTER, MetadataFilter, author_key, normalize
 from .index import Index, Notify
 from .lexical import LexicalIndex
@@ -268,30 +266,6 @@ class Corpora:
         """The other forms of the question's abbreviations, as the abstracts of the corpora loaded define them."""
         found = [form for index in list(self._indexes.values()) for form in index.lexical.expanded(question, share)]
         return list(dict.fromkeys(found))
-
-    def cognates(self, question: str, language: str, rules: CognateRules) -> dict[str, str]:
-        """The question's words (in `language`) that are cognates of a term of a corpus loaded, each with its English word."""
-        found: dict[str, str] = {}
-        for index in list(self._indexes.values()):
-            for word, english in index.lexical.cognates(question, language, rules).items():
-                found.setdefault(word, english)
-        return found
-
-    def chinese(self, question: str, rules: GlossRules) -> dict[str, str]:
-        """The question's Chinese words with the English senses of them a corpus loaded uses."""
-        found: dict[str, str] = {}
-        for index in list(self._indexes.values()):
-            for word, english in index.lexical.chinese(question, rules).items():
-                found.setdefault(word, english)
-        return found
-
-    def katakana(self, question: str, rules: GlossRules) -> dict[str, str]:
-        """The question's katakana words with the English senses of them a corpus loaded uses."""
-        found: dict[str, str] = {}
-        for index in list(self._indexes.values()):
-            for word, english in index.lexical.katakana(question, rules).items():
-                found.setdefault(word, english)
-        return found
 
     # -- writing ---------------------------------------------------------------------
     def check_unique(self, papers: Sequence[Paper], into: str) -> None:

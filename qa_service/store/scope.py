@@ -109,6 +109,16 @@ class Scope:
         return IndexInfo(sum(s.papers for s in stats), max(built) if built else None,
                          stats[0].embedding_model if stats else None)
 
+    def glosses(self, read: Callable[[LexicalIndex], dict[str, str]]) -> dict[str, str]:
+        """What `read` finds of a question's words in each corpus's BM25 index (a cognate, a dictionary sense), the
+        first corpus's word first. Each index is loaded here: a question is read before its search, and the first
+        question of a process (`qa-service ask` in another language) would otherwise meet no vocabulary at all."""
+        found: dict[str, str] = {}
+        for part in self.parts:
+            for word, english in read(part.index.load_lexical()).items():
+                found.setdefault(word, english)
+        return found
+
     def part_of(self, name: str) -> Part:
         return next(part for part in self.parts if part.name == name)
 
