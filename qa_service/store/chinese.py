@@ -48,15 +48,50 @@ def dictionary_path() -> Path:
     return Path(cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
-class ChineseGlossary:
-    """The corpus's English senses of CC-CEDICT's words, for one vocabulary (BM25's stems); built on first use, read-only
-    after."""
+class Glossary:
+    """A dictionary's words of one unspaced script, each with its English sense the corpus says: a question's runs of
+    the script (`script`) are cut into the dictionary's words by longest match and glossed. Built on first use,
+    read-only after."""
+
+    script: re.Pattern[str]
+    words: Collection[str]  # every headword, to cut a question where its readers would
+    senses: dict[str, str]  # headword -> its sense the corpus's words say
+    longest: int
+
+    def gloss(self, question: str) -> dict[str, str]:
+        """Each word of the question's script that has an English sense the corpus says, with that sense, in the
+        question's order."""
+        found: dict[str, str] = {}
+        for run in self.script.findall(question):
+            for word in self.cut(run):
+                sense = self.senses.get(word)
+                if sense and word not in found:
+                    found[word] = sense
+        return found
+
+    def cut(self, run: str) -> list[str]:
+        """A run of the script as the dictionary's words, the longest first from the left; a character no word starts
+        with stands alone."""
+        words, i = [], 0
+        while i < len(run):
+            for n in range(min(self.longest, len(run) - i), 0, -1):
+                if n == 1 or run[i : i + n] in self.words:
+                    words.append(run[i : i + n])
+                    i += n
+                    break
+        return words
+
+
+class ChineseGlossary(Glossary):
+    """The corpus's English senses of CC-CEDICT's words, for one vocabulary (BM25's stems)."""
+
+    script = _HAN
 
     def __init__(self, vocabulary: Collection[str], english_stem: Callable[[str], str], rules: GlossRules | None = None,
                  path: Path | None = None):
         rules = rules or GlossRules()
-        self.words: set[str] = set()  # every headword, to cut a question where its readers would
-        self.senses: dict[str, str] = {}  # headword -> its sense the corpus's words say
+        self.words: set[str] = set()
+        self.senses: dict[str, str] = {}
         self.longest = 1
         known = frozenset(vocabulary)
         every: dict[str, list[str]] = {}  # headword -> its term-like senses, the dictionary's order
@@ -78,34 +113,6 @@ class ChineseGlossary:
             said = [m for m in senses[: rules.senses] if _said(m, known, english_stem)]
             if said:
                 self.senses[word] = said[0]
-
-    def gloss(self, question: str) -> dict[str, str]:
-        """Each word of the question's Chinese script that has an English sense the corpus says, with that sense, in the
-        question's order."""
-        found: dict[str, str] = {}
-        for run in _HAN.findall(question):
-            for word in self.cut(run):
-                sense = self.senses.get(word)
-                if sense and word not in found:
-                    found[word] = sense
-        return found
-
-    def cut(self, run: str) -> list[str]:
-        """A run of characters as the dictionary's words, the longest first from the left."""
-        return longest_cut(run, self.words, self.longest)
-
-
-def longest_cut(run: str, words: Collection[str], longest: int) -> list[str]:
-    """A run of unspaced script as a dictionary's words (none longer than `longest`), the longest first from the left;
-    a character no word starts with stands alone."""
-    found, i = [], 0
-    while i < len(run):
-        for n in range(min(longest, len(run) - i), 0, -1):
-            if n == 1 or run[i : i + n] in words:
-                found.append(run[i : i + n])
-                i += n
-                break
-    return found
 
 
 def term_senses(field: str, most_words: int) -> list[str]:

@@ -14,8 +14,9 @@ import os
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 import bm25s
 import numpy as np
@@ -29,6 +30,9 @@ from .chinese import ChineseGlossary, GlossRules
 from .cognates import CognateBook, CognateRules
 from .katakana import KatakanaGlossary
 from .spelling import Respelling, respelt_terms
+
+G = TypeVar("G")  # a reader of a question's words in another language
+R = TypeVar("R")  # its settings
 
 META = "qa_meta.json"
 NAMES_VERSION = 4  # the rules names.py and abbreviations.py find names by (3: abbreviations kept; 4: a hyphened word marks its name); a saved index under others is rebuilt
@@ -144,27 +148,25 @@ class LexicalIndex:
 
     def cognates(self, question: str, language: str, rules: CognateRules) -> dict[str, str]:
         """The question's words (in `language`) that are cognates of a term of this corpus, each with its English word."""
-        book = self._cognates.get(rules)
-        if book is None:  # built whole, then published
-            book = CognateBook(self._vocab, stem, rules)
-            self._cognates[rules] = book
-        return book.gloss(question, language)
+        return self._reader(self._cognates, rules, lambda: CognateBook(self._vocab, stem, rules)).gloss(question, language)
 
     def chinese(self, question: str, rules: GlossRules) -> dict[str, str]:
         """The question's Chinese words (or Japanese kanji compounds) with the English senses of them this corpus uses."""
-        glossary = self._glossaries.get(rules)
-        if glossary is None:  # built whole, then published
-            glossary = ChineseGlossary(self._vocab, stem, rules)
-            self._glossaries[rules] = glossary
-        return glossary.gloss(question)
+        return self._reader(self._glossaries, rules, lambda: ChineseGlossary(self._vocab, stem, rules)).gloss(question)
 
     def katakana(self, question: str, rules: GlossRules) -> dict[str, str]:
         """The question's katakana words (Japanese loanwords) with the English senses of them this corpus uses."""
-        glossary = self._katakana.get(rules)
-        if glossary is None:  # built whole, then published
-            glossary = KatakanaGlossary(self._vocab, content_terms_each, rules)
-            self._katakana[rules] = glossary
-        return glossary.gloss(question)
+        return self._reader(self._katakana, rules, lambda: KatakanaGlossary(self._vocab, content_terms_each, rules)).gloss(question)
+
+    @staticmethod
+    def _reader(built: dict[R, G], rules: R, build: Callable[[], G]) -> G:
+        """The reader of another language's words (cognate book, glossary) for these settings: built whole on the first
+        question that needs it, then published."""
+        reader = built.get(rules)
+        if reader is None:
+            reader = build()
+            built[rules] = reader
+        return reader
 
     def coverage(self, terms: set[str], paper_ids: list[str]) -> dict[str, float]:
         """Share of the terms' IDF weight each paper contains."""
