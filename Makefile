@@ -52,6 +52,7 @@ eval: install
 	$(BIN)/qa-service eval tests/data/fresh28_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh29_questions.jsonl
 	$(BIN)/qa-service eval tests/data/fresh30_questions.jsonl
+	$(BIN)/qa-service eval tests/data/fresh31_questions.jsonl
 
 clean:
 	rm -rf $(VENV) data
