@@ -295,7 +295,7 @@ def search(ctx: click.Context, question: str, k: int | None, as_json: bool, **ch
     with services.reading():  # not while an ingest writes (exit 75)
         scope = chosen_scope(services, **chosen)
         scope.require_ready()
-        hits = services.retriever.search(services.answerer.bridged(question), k, texts=False, scope=scope)
+        hits = services.retriever.search(services.answerer.read(question, scope), k, texts=False, scope=scope)
     if as_json:
         click.echo(json.dumps({"results": [h.to_dict() for h in hits], "corpora": scope.names, "filters": scope.filter.to_dict()},
                               ensure_ascii=False, indent=2))
@@ -442,11 +442,11 @@ def evaluate(ctx: click.Context, questions: Path, k: int | None, server: str | N
         services.index.require_ready()
         services.index.load_lexical()
         answerer = services.answerer
-        report["retrieval"] = evaluate_retrieval(answerer.retriever, items, 10, read=answerer.bridged)
+        report["retrieval"] = evaluate_retrieval(answerer.retriever, items, 10, read=answerer.read)
         click.echo("Retrieval, papers ranked per question (recall first: nothing dropped):")
         click.echo(format_retrieval_table(report["retrieval"]) + "\n")
         ask = lambda q: answerer.ask(q, k)  # noqa: E731
-        search = lambda q: [h.paper_id for h in answerer.retriever.search(answerer.bridged(q), 10, texts=False)]  # noqa: E731
+        search = lambda q: [h.paper_id for h in answerer.retriever.search(answerer.read(q), 10, texts=False)]  # noqa: E731
     report["answers"] = evaluate_answers(ask, search, items)
     click.echo("Answers:")
     click.echo(format_answer_table(report["answers"]))

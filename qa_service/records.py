@@ -172,6 +172,21 @@ class NameMatch:
         return {"typed": self.typed, "name": self.name, "paper_ids": list(self.paper_ids), "exact": self.exact}
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A question as the service reads it: `text` for BM25, the judge and the offline model's word tests (a question in
+    another language with its words' English terms beside them); `meaning`, when there is one, its English words alone,
+    what retrieval's dense side and the offline model's choice of sentences embed in its place. `embedded`: what they embed.
+    The judge's closeness reads the text: on the meaning it answered more neighbouring topics and no more answerable ones."""
+
+    text: str
+    meaning: str = ""
+
+    @property
+    def embedded(self) -> str:
+        return self.meaning or self.text
+
+
 @dataclass
 class Retrieval:
     """What retrieval found for a question: ranked hits, the names it resolved, and names it could not."""
@@ -181,6 +196,7 @@ class Retrieval:
     names: list[NameMatch] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)
     authors: list[NameMatch] = field(default_factory=list)  # authors the question names, from the papers' metadata
+    meaning: str = ""  # what the dense side embedded for the question, when not the question (Reading.meaning)
 
     @property
     def named_ids(self) -> list[str]:
@@ -510,6 +526,7 @@ class ModelRequest:
     every: bool = False  # cover each paper in `about` (an author's papers), not only the best of them
     several: bool = False  # the question asks for the papers on a topic though its wording names none ("a search-box query")
     called: bool = False  # the question calls each paper in `about` by its own name: each is answered
+    meaning: str = ""  # what MiniLM reads for `question`, when not the question itself (Reading.meaning)
 
 
 @dataclass

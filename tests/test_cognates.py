@@ -178,3 +178,12 @@ def test_a_short_respelt_word_must_be_the_english_word_exactly():
     near = CognateBook(set().union(content_terms("signed and biased results")), stem, CognateRules())
     assert near.gloss("Quelle lignée ?", "fr") == {}
     assert near.gloss("¿Está basada en datos?", "es") == {}
+
+
+def test_a_term_is_given_as_a_word_when_its_stem_is_short_or_ends_as_no_word_does():
+    """"evalu" (five letters, matched as it stands) and "auditori" (of auditory) are stems, not words: MiniLM reads the
+    gloss, and a stem is no word it knows."""
+    vocabulary = content_terms("Models are evaluated on the auditory cortex of listeners.")
+    cognates = CognateBook(vocabulary, stem, CognateRules())
+    assert cognates.gloss("Sur quel benchmark est-il évalué ?", "fr") == {"évalué": "evaluation"}
+    assert cognates.gloss("Was erklärt der auditorischen Kortex?", "de") == {"auditorischen": "auditory", "Kortex": "cortex"}

@@ -11,7 +11,7 @@ from typing import Callable
 from ..corpus.reading import iter_jsonl
 from ..corpus.textclean import clean_text
 from ..errors import CorpusError
-from ..records import Answer, RefusalReason, SentenceKind
+from ..records import Answer, Reading, RefusalReason, SentenceKind
 from ..retrieval.retriever import Retriever
 
 KINDS = ("single", "multi", "unanswerable")
@@ -55,7 +55,7 @@ def rank_metrics(ranked: list[str], gold: list[str]) -> dict:
 
 
 def evaluate_retrieval(retriever: Retriever, questions: list[Question], k: int = 10, modes=("dense", "bm25", "hybrid"),
-                       read: Callable[[str], str] = str) -> dict:
+                       read: Callable[[str], str | Reading] = str) -> dict:
     """Per mode and question kind: mean Recall@1/5/10 and MRR; `read`: the question as retrieval reads it (`Answerer.bridged`)."""
     records = []
     for q in questions:

@@ -70,10 +70,11 @@ class ExtractiveModel:
         self._roles = lru_cache(maxsize=self.tuning.roles_cache)(_roles_by_start)
 
     def answer(self, question: str, sources: list[Source], corpus: CorpusView | None = None, about: Sequence[str] = (),
-               every: bool = False, several: bool = False, called: bool = False) -> str:
+               every: bool = False, several: bool = False, called: bool = False, meaning: str = "") -> str:
         """`every`: one sentence from each paper in `about` (an author's papers), none left out by score; `several`: a
         list of the papers on the question's topic, though its wording does not ask for papers (a search-box query);
-        `called`: the question calls each paper in `about` by its own name, so each is answered.
+        `called`: the question calls each paper in `about` by its own name, so each is answered; `meaning`: what MiniLM
+        reads for the question when not the question itself (a foreign one's English words).
 
         A question about several papers that names some ("which papers report on MMLU-Pro?") is
         answered from all the sources, the named ones always among them: a name narrows a one-paper
@@ -83,7 +84,7 @@ class ExtractiveModel:
         contrast = kind is AnswerKind.COMPARISON and sum(s.paper_id in about and calls(question, s.label) for s in sources) > 1
         plural = (kind is AnswerKind.LIST or several or is_plural(question)) and not every and not contrast
         pool = sources if plural else [s for s in sources if s.paper_id in about] or sources
-        per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural) if c]  # a list is chosen by topic
+        per_source = [c for c in self._candidates(question, pool, corpus, figures and not plural, meaning) if c]  # a list is chosen by topic
         if not per_source:
             return REFUSAL
         per_source.sort(key=lambda cands: -cands[0].score)
@@ -200,7 +201,8 @@ class ExtractiveModel:
             return [c for c in cands if names(c)][:1]
         return []
 
-    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, figures: bool) -> list[list[Candidate]]:
+    def _candidates(self, question: str, sources: list[Source], corpus: CorpusView | None, figures: bool,
+                    meaning: str = "") -> list[list[Candidate]]:
         """Every sentence of each source's passages, scored by meaning and rare-term overlap, best first, with its role.
 
         All sources' sentences are embedded and weighed in one pass: one call to the model for
@@ -209,7 +211,7 @@ class ExtractiveModel:
         texts = [text for source_spans in spans for _, _, text in source_spans]
         own = _own_terms(question, sources, texts)
         asking = set() if is_topic_query(question) else ASKING_WORDS  # "voice audio models" asks nothing: each word is its topic
-        scores = iter(zip(_cosines(question, texts, corpus), _overlap(question, texts, corpus, ignore=own | asking)))
+        scores = iter(zip(_cosines(meaning or question, texts, corpus), _overlap(question, texts, corpus, ignore=own | asking)))
         t = self.tuning
         counting = figures and asks_count(question)  # "how many problems": a plain count is the figure asked
         per_source = []
@@ -237,7 +239,7 @@ class ExtractiveModel:
         if request.task == "rewrite":
             return standalone_question(request.question, request.history)
         return self.answer(request.question, request.sources, request.corpus, request.about, request.every, request.several,
-                           request.called)
+                           request.called, request.meaning)
 
     def complete(self, request: ModelRequest) -> Completion:
         return Completion(self._reply(request), Usage(0, 0))

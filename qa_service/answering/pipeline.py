@@ -7,7 +7,6 @@ the request as a `CorpusView`.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
@@ -17,11 +16,8 @@ import numpy as np
 from .absence import absence_note, state_absence
 from .answerability import AnswerabilityJudge
 from .citations import CitationChecker
-from .evidence import spaced_language
+from .bridging import Bridge
 from ..config import Settings
-from ..store.chinese import GlossRules, has_han
-from ..store.katakana import has_katakana
-from ..store.cognates import CognateRules
 from ..store.corpora import Corpora, Scope
 from ..store.embeddings import VectorCache
 from ..errors import ModelError
@@ -30,7 +26,7 @@ from .metaquestions import Listing, answer as listing_answer, authorship, read_q
 from .models import ChatModel
 from .prompting import Prompt, build_prompt, rewrite_messages
 from ..records import (
-    NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
+    NO_MATCH, REFUSAL, Answer, CheckedAnswer, Delta, Final, ModelRequest, Reading, RefusalReason, Retrieval, Sources, StreamEvent, Timings, Turn,
     Usage, Verdict,
 )
 from ..questions import answer_kind, clean_question, is_plural, needs_context
@@ -131,10 +127,7 @@ class Answerer:
         self.judge = judge
         self.checker = checker
         self._count = token_counter(settings.tokenizer_encoding)
-        self._cognate_rules = CognateRules(settings.cognate_min_stem, settings.cognate_letters_per_edit, settings.cognate_common_zipf,
-                                           settings.max_typo_lookups, settings.cognate_suffix_letters)
-        self._gloss_rules = GlossRules(settings.chinese_min_chars, settings.chinese_senses, settings.chinese_sense_words)
-        self._katakana_rules = GlossRules(settings.katakana_min_chars, settings.chinese_senses, settings.chinese_sense_words)
+        self.bridge = Bridge(settings)
 
     def prepare(self, question: str, k: int | None = None, history: Sequence[Turn] = (), instructions: str = "",
                 scope: Scope | None = None) -> Prepared:
@@ -156,8 +149,9 @@ class Answerer:
             return Prepared(standalone, asked, None, Verdict.yes(), Retrieval(standalone), timings, scope, listing)
         if k is None and is_plural(standalone):
             k = max(self.settings.retrieval_k, self.settings.plural_k)  # a question about several papers needs a wider net
-        searched = self.bridged(standalone, scope)
-        found = self.retriever.retrieve(searched, k, scope=scope)
+        reading = self.read(standalone, scope)
+        searched = reading.text
+        found = self.retriever.retrieve(reading, k, scope=scope)
         verdict = self.judge.decide(searched, found)
         timings = Timings(retrieve=(time.perf_counter() - started) * 1000)
         prepared = Prepared(standalone, asked, None, verdict, found, timings, scope, searched=searched if searched != standalone else "")
@@ -170,30 +164,14 @@ class Answerer:
                                            self.settings.answer_tokens, history, instructions)
         return prepared
 
+    def read(self, question: str, scope: Scope | None = None) -> Reading:
+        """The question as retrieval, the judge and the offline model read it, against the vocabularies of `scope`'s corpora
+        (the request's): in another language, with its words' English terms, and its English words for MiniLM (bridging.py)."""
+        return self.bridge.read(question, scope or self.corpora.scope())
+
     def bridged(self, question: str, scope: Scope | None = None) -> str:
-        """A question in Spanish, Portuguese, French or German with, after each of its words that is a cognate of a term of
-        the corpus, that term's English word ("métodos de interpretabilidad (interpretation)"): what retrieval, the judge
-        and the offline model read, so that MiniLM and BM25, which read English, see its topic. A question in Chinese
-        characters, or Japanese katakana, is followed by its words' English senses ("...过程奖励模型... (process reward model)"),
-        after the question rather than in it: its own words stay whole for the question's reading ("多少" asks for a figure).
-        Others are read as asked. The words are read against the vocabularies of `scope`'s corpora (the request's)."""
-        scope = scope or self.corpora.scope()
-        chinese = bool(self.settings.chinese_min_chars and has_han(question))
-        katakana = bool(self.settings.katakana_min_chars and has_katakana(question))
-        if chinese or katakana:
-            gloss = scope.glosses(lambda lexical: lexical.chinese(question, self._gloss_rules)) if chinese else {}
-            if katakana:
-                gloss.update(scope.glosses(lambda lexical: lexical.katakana(question, self._katakana_rules)))
-            if not gloss:
-                return question
-            return f"{question} ({' '.join(gloss[word] for word in sorted(gloss, key=question.find))})"
-        language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
-        if language is None:
-            return question
-        gloss = scope.glosses(lambda lexical: lexical.cognates(question, language, self._cognate_rules))
-        for word, english in gloss.items():
-            question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", question, count=1)
-        return question
+        """The question as BM25 and the judge's word tests read it (`read`'s text)."""
+        return self.read(question, scope).text
 
     def standalone(self, question: str, history: Sequence[Turn]) -> str:
         """A follow-up that leans on the conversation, made standalone by the model (the offline one
@@ -212,7 +190,7 @@ class Answerer:
         room = min(self.settings.answer_tokens, max_tokens or self.settings.answer_tokens)
         # the offline model chooses sentences by the question as searched; a language model reads the prompt, as asked
         return ModelRequest(prepared.prompt.messages, prepared.searched or prepared.question, prepared.prompt.sources, room,
-                            corpus=self.corpus, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every,
+                            corpus=self.corpus, meaning=prepared.found.meaning, about=prepared.verdict.about, instructions=instructions, every=prepared.verdict.every,
                             several=prepared.verdict.several, called=prepared.verdict.called)
 
     def ask(self, question: str, k: int | None = None, history: Sequence[Turn] = (), *,

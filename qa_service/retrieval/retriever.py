@@ -23,7 +23,7 @@ from ..config import Settings
 from ..store.corpora import Corpora, Part, Scope
 from ..store.lexical import LexicalIndex
 from ..corpus.names import NameResolver, spelt_out_names
-from ..records import NameMatch, PaperHit, Retrieval, paper_of
+from ..records import NameMatch, PaperHit, Reading, Retrieval, paper_of
 from .steps import Candidates, RetrievalStep, default_steps, run_steps
 
 
@@ -55,20 +55,23 @@ class Retriever:
             self._authors[corpus] = cached
         return cached[1]
 
-    def search(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
+    def search(self, question: str | Reading, k: int | None = None, mode: str = "hybrid", texts: bool = True,
                scope: Scope | None = None) -> list[PaperHit]:
         """The top-k papers, ranked, each marked relevant or not: nothing is silently dropped."""
         return self.retrieve(question, k, mode, texts, scope).hits
 
-    def retrieve(self, question: str, k: int | None = None, mode: str = "hybrid", texts: bool = True,
+    def retrieve(self, question: str | Reading, k: int | None = None, mode: str = "hybrid", texts: bool = True,
                  scope: Scope | None = None) -> Retrieval:
         """Recall first: both searches fill the pool, then the steps fuse, cut to k and mark it (steps.py).
 
-        `texts=False` skips fetching full abstracts (search needs only evidence)."""
+        `question`: its text is what BM25 and the names read, its meaning (a foreign question's English words) what the
+        dense side embeds. `texts=False` skips fetching full abstracts (search needs only evidence)."""
+        reading = question if isinstance(question, Reading) else Reading(question)
+        question = reading.text
         scope = scope or self.corpora.scope()
         k = k or self.settings.retrieval_k
         n = max(self.settings.candidate_chunks, 8 * k)
-        dense, sparse, owner, found = self._gather(question, n, mode, scope)
+        dense, sparse, owner, found = self._gather(reading, n, mode, scope)
         named = list(dict.fromkeys(found.named_ids + found.authored_ids))  # "papers by X": X's papers, from metadata
         candidates = run_steps(self.steps, Candidates(question, k, scope, found, owner, dense, sparse, named))
         if texts and candidates.hits:
@@ -80,10 +83,11 @@ class Retriever:
         found.hits = candidates.hits
         return found
 
-    def _gather(self, question: str, n: int, mode: str, scope: Scope
+    def _gather(self, reading: Reading, n: int, mode: str, scope: Scope
                 ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], dict[str, Part], Retrieval]:
         """Both sides from every corpus of the scope, the filter applied inside each search; the names the
         question resolves to, among the papers the filter allows. `owner`: the corpus of each paper."""
+        question = reading.text
         dense: list[tuple[str, float]] = []
         sparse: list[tuple[str, float]] = []
         owner: dict[str, Part] = {}
@@ -99,7 +103,7 @@ class Retriever:
             lexical = part.index.load_lexical()
             mask = None if allowed is None else scope.registry.mask(part, scope.filter, lexical)
             if mode != "bm25":
-                for cid, cosine in self._dense(part, question, n, scope, lexical, mask):
+                for cid, cosine in self._dense(part, reading.embedded, n, scope, lexical, mask):
                     dense.append((cid, cosine))
                     owner[paper_of(cid)] = part
             if mode != "dense":
@@ -114,7 +118,7 @@ class Retriever:
             dense.sort(key=lambda pair: -pair[1])
             sparse.sort(key=lambda pair: -pair[1])
         not_known = [name for name in (unknown[0] if unknown else []) if all(name in other for other in unknown[1:])]
-        return dense[:n], sparse[:n], owner, Retrieval(question, [], names, not_known, authors=authors)
+        return dense[:n], sparse[:n], owner, Retrieval(question, [], names, not_known, authors=authors, meaning=reading.meaning)
 
     def _dense(self, part: Part, question: str, n: int, scope: Scope, lexical: LexicalIndex,
                mask: np.ndarray | None) -> list[tuple[str, float]]:

@@ -180,16 +180,20 @@ class CognateBook:
         return self._whole
 
     def _surface(self, term: str) -> str:
-        """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself."""
+        """The commonest English word BM25 stems to this term ("interpret" -> interpretation), else the term itself. A stem
+        may end as no word does ("auditori" of auditory) and be shorter than `cognate_min_stem` ("evalu", exact): words
+        are read from the term's start less its last letter."""
+        begin = EXACT_STEM_LETTERS - 1  # the start every word read here shares with its term (a term has five letters or more)
         if self._english is None:  # only words that begin as some term does: a few MB, not the 40 of all English
-            starts = {t[: self.rules.min_stem] for terms in self._by_length.values() for t in terms}
-            words = [w for w in iter_wordlist("en") if w[: self.rules.min_stem] in starts and w.isascii() and w.isalpha()]
+            starts = {t[:begin] for t in self._vocabulary if len(t) >= EXACT_STEM_LETTERS and t.isascii() and t.isalpha()}
+            words = [w for w in iter_wordlist("en") if w[:begin] in starts and w.isascii() and w.isalpha()]
             self._rank = {w: i for i, w in enumerate(words)}  # wordfreq lists the commonest first
             self._english = sorted(words)
-        start = bisect.bisect_left(self._english, term)
+        head = term[:-1]
+        start = bisect.bisect_left(self._english, head)
         best = None
         for word in self._english[start:]:
-            if not word.startswith(term):
+            if not word.startswith(head):
                 break
             if self.stem(word) == term and (best is None or self._rank[word] < self._rank[best]):
                 best = word

@@ -223,8 +223,8 @@ def search() -> Any:
     question, k = question_text(data.get("question"), settings), k_value(data.get("k", settings.retrieval_k), settings)
     scope = open_scope(*body_scope(data))
     scope.require_ready()
-    # read as an answer reads it: a question in another language with its cognates' English words
-    hits = services().retriever.search(services().answerer.bridged(question), k, texts=False, scope=scope)
+    # read as an answer reads it: a question in another language with its words' English terms, MiniLM its English words
+    hits = services().retriever.search(services().answerer.read(question, scope), k, texts=False, scope=scope)
     return jsonify(results=[h.to_dict() for h in hits], corpora=scope.names, filters=scope.filter.to_dict())
 
 
