@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from qa_service.cli import main
 from qa_service.store.index import Index
-from qa_service.records import NO_MATCH, REFUSAL, paper_of
+from qa_service.records import NO_MATCH, REFUSAL, Reading, paper_of
 from qa_service.store.scope import NAMES_TTL
 from qa_service.web.app import create_app
 from tests.conftest import ROOT, SEEDS, make_settings
@@ -93,7 +93,7 @@ def test_a_filter_applies_inside_retrieval_so_k_papers_come_back_when_k_match(tw
     question = "Which benchmark compares LLM routers on accuracy and cost?"
     services = client.application.extensions["qa"]
     retriever = services.answerer.retriever
-    dense, sparse, *_ = retriever._gather(question, 16, "hybrid", services.corpora.scope())  # what k 2 searches unfiltered
+    dense, sparse, *_ = retriever._gather(Reading(question), 16, "hybrid", services.corpora.scope())  # what k 2 searches unfiltered
     pooled = {paper_of(cid) for cid, _ in dense + sparse}
     assert len(pooled & YEAR_2026) < 2  # so filtering after retrieval would come back short: the test tells the two apart
     found = client.post("/api/search", json={"question": question, "k": 2, "filters": {"year": 2026}}).get_json()
