@@ -122,9 +122,13 @@ class AnswerabilityJudge:
         topic = held is not None  # a search-box query naming no paper: whoever types one wants the papers on that topic
         if not is_plural(question) and not topic:
             return self._about(asking, relevant[:1], found, unknown, named=False)
-        # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and
-        # those whose title or keywords carry the question's core are always among them
-        return Verdict.yes([h.paper_id for h in self._titled(asking, found.hits)], several=topic)
+        # several papers: the model weighs every retrieved one (the bar cut gold papers on the tuning split), and those
+        # whose title or keywords carry the question's core are always among them, as are those retrieval marked relevant
+        # whose text holds the whole core ("Which papers make use of model merging?": each that merges models, however its
+        # best sentence scores against the best paper's)
+        holding = held if held is not None else self._holding(asking, found.hits)
+        listed = self._titled(asking, found.hits) + [h for h in holding if h.relevant]
+        return Verdict.yes(list(dict.fromkeys(h.paper_id for h in listed)), several=topic)
 
     def _unknown(self, asking: str, found: Retrieval) -> list[str]:
         """Name-shaped words of the asking part that no abstract mentions and the general language seldom
