@@ -22,8 +22,16 @@ def test_a_count_of_another_name_the_question_gives_the_thing_answers_it():
         assert unreported(question, [BENCH], ["Benchbar"], 4) == [], question
 
 
-def test_a_thing_the_abstract_never_speaks_of_is_not_judged():
+def test_a_thing_the_abstract_never_speaks_of_is_judged_only_when_asked_to():
+    """`count_unspoken` (on by default): "how many GPUs" of an abstract that never speaks of GPUs is not reported."""
     assert unreported("How many GPUs did Benchbar use?", [BENCH], ["Benchbar"], 4) == []
+    assert unreported("How many GPUs did Benchbar use?", [BENCH], ["Benchbar"], 4, unspoken=True) == ["the number of GPUs"]
+
+
+def test_a_counted_thing_typed_a_letter_off_is_the_thing_the_abstract_counts():
+    """"questons" is the abstract's questions, counted: nothing is missing, whether unspoken things are judged or not."""
+    assert unreported("how many questons does Benchbar have?", [BENCH], ["Benchbar"], 4, unspoken=True) == []
+    assert unreported("how many questons does Benchbar have?", [BENCH], ["Benchbar"], 4) == []
 
 
 # Names the question asks for, by a "which" question without its verb or by an imperative
@@ -87,3 +95,19 @@ def test_a_measure_the_abstract_speaks_of_and_never_gives_a_figure_for_is_report
 def test_a_measure_the_abstract_never_speaks_of_or_results_at_large_are_not_judged():
     assert unreported("What perplexity does Squeeze reach?", [SQUEEZE], ["Squeeze"], 4) == []  # it may say so otherwise
     assert asked_measure("What performance does Squeeze achieve?") == []  # any figure answers
+
+
+def test_a_count_of_a_thing_the_abstract_never_speaks_of_is_said_absent_in_the_answer(tmp_path):
+    """End to end: the abstract holds figures, none of annotators; refused as the detail missing, the count named."""
+    from qa_service.records import RefusalReason, SentenceKind
+    from tests.conftest import answerer_over, ingested, write_seed_file
+
+    other = ("Protein structures are slow to predict. We present FoldFast, which predicts protein folds from sequence "
+             "alone and runs ten times faster than previous predictors.")
+    index = ingested(tmp_path / "data", write_seed_file(tmp_path / "papers.txt", [BENCH, other]))
+    question = "How many annotators wrote the Benchbar questions?"
+    answer = answerer_over(index).ask(question)
+    assert answer.refusal_reason is RefusalReason.DETAIL_MISSING, answer.answer
+    assert "number of annotators" in answer.refusal_explanation
+    unjudged = answerer_over(index, count_unspoken=False).ask(question)
+    assert unjudged.refusal_reason is None and not [s for s in unjudged.sentences if s.kind is SentenceKind.SERVICE]

@@ -69,10 +69,10 @@ def counted_things(question: str) -> list[str]:
 
 def counts(text: str, thing: str, window: int) -> bool | None:
     """Does the text give a count of the thing (a number at most `window` words before it)? None: it never
-    speaks of the thing, so the question may call it by another word and nothing can be said."""
+    speaks of the thing, even a typo away ("questons" is questions), so the question may call it by another word."""
     wanted = _key(thing)
     tokens = _TOKEN.findall(text)
-    spoken = [i for i, token in enumerate(tokens) if _key(token) == wanted]
+    spoken = [i for i, token in enumerate(tokens) if _spoken(_key(token), wanted)]
     if not spoken:
         return None
     return any(_COUNT.match(tokens[j].rstrip(".,")) for i in spoken for j in range(max(0, i - window), i))
@@ -98,11 +98,12 @@ def names_best(text: str, own: Sequence[str]) -> bool:
     return any(_RANKING.search(s) and any(name_key(n) not in keys for n in name_candidates(s)) for s in sentences)
 
 
-def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int) -> list[str]:
-    """What the question asks that none of the texts reports, as the service says it ("the number of routers")."""
+def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int, unspoken: bool = False) -> list[str]:
+    """What the question asks that none of the texts reports, as the service says it ("the number of routers").
+    `unspoken`: a count of a thing no text speaks of is unreported too ("how many A100 GPU hours"), not left unjudged."""
     missing = [f"the number of {things[0]}" for things in counted_alternatives(question)
                if not any(counts(text, thing, window) for text in texts for thing in things)
-               and any(counts(text, thing, window) is False for text in texts for thing in things)]
+               and (unspoken or any(counts(text, thing, window) is False for text in texts for thing in things))]
     best = asked_best(question)
     if best and not any(names_best(text, own) for text in texts):
         missing.append(f"which one was {best}")
@@ -195,6 +196,11 @@ def _names_in(sentence: str) -> set[str]:
     """Name-shaped words, and capitalised words past the sentence's first ("Raman thermometry", "on Llama"): a name."""
     tokens = _TOKEN.findall(sentence)
     return name_candidates(sentence) | {t.strip(".,") for t in tokens[1:] if t[:1].isupper()}
+
+
+def _spoken(key: str, wanted: str) -> bool:
+    """The text's word is the counted thing, or one typo from it when long enough to carry one (`TYPO_LENGTH`)."""
+    return key == wanted or (min(len(key), len(wanted)) >= TYPO_LENGTH and OSA.distance(key, wanted) <= 1)
 
 
 def _key(word: str) -> str:
