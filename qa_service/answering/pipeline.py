@@ -170,7 +170,7 @@ class Answerer:
         return self.bridge.read(question, scope or self.corpora.scope())
 
     def bridged(self, question: str, scope: Scope | None = None) -> str:
-        """The question as BM25 and the judge's word tests read it (`read`'s text)."""
+        """The question as BM25, the judge and the offline model's word tests read it (`read`'s text)."""
         return self.read(question, scope).text
 
     def standalone(self, question: str, history: Sequence[Turn]) -> str:
