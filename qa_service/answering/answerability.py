@@ -417,7 +417,7 @@ class AnswerabilityJudge:
             return Verdict.yes(ids, every=every)
         # "How many routers does it rank?", "which model came out best?": what the abstract speaks of and never gives
         missing = partly + unreported(asking, [h.text for h in papers], [h.label for h in papers], self.settings.count_window,
-                                       self.settings.unspoken_unreported)
+                                       self.settings.count_unspoken)
         if named and asks_number(asking) and not missing and not any(states_number(h.text) for h in papers):
             if not all(asks_number(ask) for ask in sub_questions(asking)):  # "How fast is it? What does it rely on?"
                 return Verdict.yes(ids, every, (), ["the figure asked for"])  # the other question is answered, the absence said

@@ -72,7 +72,7 @@ def counts(text: str, thing: str, window: int) -> bool | None:
     speaks of the thing, even a typo away ("questons" is questions), so the question may call it by another word."""
     wanted = _key(thing)
     tokens = _TOKEN.findall(text)
-    spoken = [i for i, token in enumerate(tokens) if alike(wanted, _key(token))]
+    spoken = [i for i, token in enumerate(tokens) if _spoken(_key(token), wanted)]
     if not spoken:
         return None
     return any(_COUNT.match(tokens[j].rstrip(".,")) for i in spoken for j in range(max(0, i - window), i))
@@ -100,8 +100,7 @@ def names_best(text: str, own: Sequence[str]) -> bool:
 
 def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: int, unspoken: bool = False) -> list[str]:
     """What the question asks that none of the texts reports, as the service says it ("the number of routers").
-    `unspoken`: a count of a thing no text speaks of is unreported too ("how many A100 GPU hours"), not left unjudged, and
-    so is a measure none of whose words any text holds ("what F1 does it get")."""
+    `unspoken`: a count of a thing no text speaks of is unreported too ("how many A100 GPU hours"), not left unjudged."""
     missing = [f"the number of {things[0]}" for things in counted_alternatives(question)
                if not any(counts(text, thing, window) for text in texts for thing in things)
                and (unspoken or any(counts(text, thing, window) is False for text in texts for thing in things))]
@@ -109,15 +108,9 @@ def unreported(question: str, texts: Sequence[str], own: Sequence[str], window: 
     if best and not any(names_best(text, own) for text in texts):
         missing.append(f"which one was {best}")
     measure = asked_measure(question)
-    if measure and (measures(texts, measure) is False or unspoken and not _speaks_of(texts, measure)):
+    if measure and measures(texts, measure) is False:
         missing.append(f"the {' '.join(measure)}")
     return missing
-
-
-def _speaks_of(texts: Sequence[str], words: Sequence[str]) -> bool:
-    """Does any text hold any of the words (stemmed, a long one within one edit)? "F1" of an abstract that never says it."""
-    keys = [_key(w) for w in words]
-    return any(alike(k, _key(t)) for text in texts for t in _TOKEN.findall(text) for k in keys)
 
 
 # "What exact compression ratio does OSCAR achieve?": the measure whose figure is asked, the words before the question's verb
@@ -203,6 +196,11 @@ def _names_in(sentence: str) -> set[str]:
     """Name-shaped words, and capitalised words past the sentence's first ("Raman thermometry", "on Llama"): a name."""
     tokens = _TOKEN.findall(sentence)
     return name_candidates(sentence) | {t.strip(".,") for t in tokens[1:] if t[:1].isupper()}
+
+
+def _spoken(key: str, wanted: str) -> bool:
+    """The text's word is the counted thing, or one typo from it when long enough to carry one (`TYPO_LENGTH`)."""
+    return key == wanted or (min(len(key), len(wanted)) >= TYPO_LENGTH and OSA.distance(key, wanted) <= 1)
 
 
 def _key(word: str) -> str:
