@@ -56,7 +56,7 @@ def rank_metrics(ranked: list[str], gold: list[str]) -> dict:
 
 def evaluate_retrieval(retriever: Retriever, questions: list[Question], k: int = 10, modes=("dense", "bm25", "hybrid"),
                        read: Callable[[str], str | Reading] = str) -> dict:
-    """Per mode and question kind: mean Recall@1/5/10 and MRR; `read`: the question as retrieval reads it (`Answerer.bridged`)."""
+    """Per mode and question kind: mean Recall@1/5/10 and MRR; `read`: the question as retrieval reads it (`Answerer.read`)."""
     records = []
     for q in questions:
         if q.kind == "unanswerable":

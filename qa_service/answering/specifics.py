@@ -199,8 +199,8 @@ def _names_in(sentence: str) -> set[str]:
 
 
 def _spoken(key: str, wanted: str) -> bool:
-    """The text's word is the counted thing, or one typo from it when long enough to carry one (`TYPO_LENGTH`)."""
-    return key == wanted or (min(len(key), len(wanted)) >= TYPO_LENGTH and OSA.distance(key, wanted) <= 1)
+    """The text's word is the counted thing (`alike`), the text's word too long enough to carry a typo (`TYPO_LENGTH`)."""
+    return alike(wanted, key) and (key == wanted or len(key) >= TYPO_LENGTH)
 
 
 def _key(word: str) -> str:
