@@ -116,7 +116,9 @@ class AnswerabilityJudge:
         held = self._holding(asking, found.hits) if relevant and is_topic_query(question) and not is_plural(question) else None
         if held is not None and len(held) > 1:  # "process reward model step-level rewards": each paper holding the whole
             return Verdict.yes([h.paper_id for h in held], every=True)  # topic, first-ranked first (never off-core: held)
-        off = self._off_core(question, asking, found.hits, relevant, held) if relevant else ""
+        # the papers holding the whole core, found once: the off-core test and a list's papers both read them
+        holding = (held if held is not None else self._holding(asking, found.hits)) if relevant else []
+        off = self._off_core(question, asking, found.hits, relevant, holding) if relevant else ""
         if off is not None:
             return Verdict.no(RefusalReason.OFF_TOPIC, off)
         topic = held is not None  # a search-box query naming no paper: whoever types one wants the papers on that topic
@@ -126,7 +128,6 @@ class AnswerabilityJudge:
         # whose title or keywords carry the question's core are always among them, as are those retrieval marked relevant
         # whose text holds the whole core ("Which papers make use of model merging?": each that merges models, however its
         # best sentence scores against the best paper's)
-        holding = held if held is not None else self._holding(asking, found.hits)
         listed = self._titled(asking, found.hits) + [h for h in holding if h.relevant]
         return Verdict.yes(list(dict.fromkeys(h.paper_id for h in listed)), several=topic)
 
