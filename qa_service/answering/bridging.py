@@ -49,7 +49,7 @@ class Bridge:
             if not gloss:
                 return Reading(question)
             text = f"{question} ({' '.join(gloss[word] for word in sorted(gloss, key=question.find))})"
-            return Reading(text, self._unspaced_meaning(question, gloss))
+            return Reading(text, _unspaced_meaning(question, gloss) if self.settings.english_reading else "")
         language = spaced_language(question, self.settings) if self.settings.cognate_min_stem else None
         if language is None:
             return Reading(question)
@@ -59,15 +59,13 @@ class Bridge:
         text = question
         for word, english in gloss.items():
             text = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", lambda m: f"{m.group()} ({english})", text, count=1)
-        return Reading(text, self._spaced_meaning(question, gloss, language))
+        return Reading(text, self._spaced_meaning(question, gloss, language) if self.settings.english_reading else "")
 
     def _spaced_meaning(self, question: str, gloss: dict[str, str], language: str) -> str:
         """Each word as English has it: its cognate's term, or the word itself when it is a name ("LLMs", "GPT-4o"), English
         uses it at least as often as its language does ("benchmark", "reasoning"), or it is a word of its language with no English
         term in the corpus ("federado": what the question is about that the abstracts are not); the words it asks with, those
         its language uses at least `cognate_common_zipf` ("sobre", "welche"), go."""
-        if not self.settings.english_reading:
-            return ""
         words = []
         for word in _WORD.findall(question):
             if word in gloss:
@@ -77,13 +75,12 @@ class Bridge:
                 words.append(word)
         return _meaning(words, question)
 
-    def _unspaced_meaning(self, question: str, gloss: dict[str, str]) -> str:
-        """The question's Latin-script words (names, "LLM") and its glossed words' senses, in the question's order."""
-        if not self.settings.english_reading:
-            return ""
-        placed = [(m.start(), m.group()) for m in _ASCII_WORD.finditer(question)]
-        placed += [(question.find(word), english) for word, english in gloss.items()]
-        return _meaning([word for _, word in sorted(placed, key=lambda pair: pair[0])], question)
+
+def _unspaced_meaning(question: str, gloss: dict[str, str]) -> str:
+    """The question's Latin-script words (names, "LLM") and its glossed words' senses, in the question's order."""
+    placed = [(m.start(), m.group()) for m in _ASCII_WORD.finditer(question)]
+    placed += [(question.find(word), english) for word, english in gloss.items()]
+    return _meaning([word for _, word in sorted(placed, key=lambda pair: pair[0])], question)
 
 
 def _english(word: str, language: str) -> bool:
